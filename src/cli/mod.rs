@@ -1,0 +1,20 @@
+//! Command-line interface: argument definitions and the commands they run.
+
+mod args;
+mod simulate;
+
+pub use args::{Cli, Command};
+
+use crate::error::Result;
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    if let Some(threads) = cli.threads {
+        // Ignore the error of a second initialisation (tests run several commands per process).
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
+    }
+    match cli.command {
+        Command::Simulate(a) => simulate::simulate(&a),
+        Command::Compare(a) => simulate::compare(&a),
+    }
+}

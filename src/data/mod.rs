@@ -1,0 +1,172 @@
+//! Recorded tuning data: complete tuning spaces with runtimes and raw counter values.
+//!
+//! Readers turn a file into a [`Dataset`]; which reader is used is decided by the file's content, so
+//! a user never has to say what format a file is in.
+
+mod catalogue;
+mod ktt_csv;
+mod ktt_json;
+
+pub use catalogue::is_known_non_parameter;
+pub use ktt_csv::{write_ktt_csv, KttCsvReader};
+pub use ktt_json::KttJsonReader;
+
+use crate::counters::{CounterValues, MappedMetrics};
+use crate::error::{Error, Result};
+use crate::space::{ConfigId, TuningSpace};
+use std::path::{Path, PathBuf};
+
+/// Runtime tolerance that defines a well-performing configuration (≤ 1.1 × best).
+pub const WELL_PERFORMING_FACTOR: f64 = 1.1;
+
+/// One measured configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Kernel runtime in microseconds; `None` when the configuration failed (an invalid one).
+    pub runtime_us: Option<f64>,
+    /// Total threads launched.
+    pub global_size: f64,
+    /// Threads per block.
+    pub local_size: f64,
+    /// Raw metric values, aligned with [`Dataset::metric_names`]; `NaN` where absent.
+    pub metrics: Vec<f64>,
+    /// Tuner overhead recorded for this configuration (compilation, data movement), if any.
+    pub overhead_us: Option<f64>,
+    /// Why the configuration failed, when it did.
+    pub failure: Option<String>,
+}
+
+/// A complete tuning space with one [`Record`] per configuration.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    /// File the data came from.
+    pub source: PathBuf,
+    /// Kernel name.
+    pub kernel: String,
+    /// GPU name from the file's metadata, when the format has it.
+    pub device_name: Option<String>,
+    /// The configurations.
+    pub space: TuningSpace,
+    /// Raw metric (counter) names as recorded.
+    pub metric_names: Vec<String>,
+    /// Measurements, indexed by configuration id.
+    pub records: Vec<Record>,
+}
+
+/// How to read a file.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Columns to take as tuning parameters, overriding the catalogue of known column names.
+    pub parameters: Option<Vec<String>>,
+}
+
+/// A recorded-data format.
+pub trait DatasetReader {
+    /// Short format name for messages.
+    fn format(&self) -> &'static str;
+    /// Whether the file looks like this format, judged from its first bytes.
+    fn accepts(&self, path: &Path, head: &str) -> bool;
+    /// Reads the whole file.
+    fn read(&self, path: &Path, options: &ReadOptions) -> Result<Dataset>;
+}
+
+/// Reads recorded data in any supported format.
+pub fn load(path: &Path, options: &ReadOptions) -> Result<Dataset> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::file(path, "the file is empty"));
+    }
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
+    let readers: [&dyn DatasetReader; 2] = [&KttJsonReader, &KttCsvReader];
+    let reader = readers
+        .into_iter()
+        .find(|r| r.accepts(path, &head))
+        .ok_or_else(|| {
+            Error::file(
+                path,
+                "unknown format: expected a KTT CSV (header with `Computation duration (us)`) or KTT JSON output",
+            )
+        })?;
+    let dataset = reader.read(path, options)?;
+    dataset.validate()?;
+    Ok(dataset)
+}
+
+impl Dataset {
+    fn validate(&self) -> Result<()> {
+        if self.space.is_empty() {
+            return Err(Error::file(&self.source, "no configurations in the file"));
+        }
+        if self.best().is_none() {
+            return Err(Error::file(
+                &self.source,
+                "no configuration has a runtime: every one failed",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Number of configurations (valid and invalid).
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// True when there is no configuration.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// Number of configurations that ran.
+    pub fn valid_count(&self) -> usize {
+        self.records.iter().filter(|r| r.runtime_us.is_some()).count()
+    }
+
+    /// The fastest configuration and its runtime.
+    pub fn best(&self) -> Option<(ConfigId, f64)> {
+        self.records
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.runtime_us.map(|t| (i, t)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// Runtime at or below which a configuration is well-performing.
+    pub fn well_performing_threshold(&self) -> f64 {
+        self.best().map_or(f64::NAN, |(_, t)| t * WELL_PERFORMING_FACTOR)
+    }
+
+    /// Whether each configuration is well-performing (runtime ≤ 1.1 × best).
+    pub fn well_performing(&self) -> Vec<bool> {
+        let limit = self.well_performing_threshold();
+        self.records
+            .iter()
+            .map(|r| r.runtime_us.is_some_and(|t| t <= limit))
+            .collect()
+    }
+
+    /// Canonical counters of configuration `id` under a resolved counter map.
+    pub fn counters(&self, mapped: &MappedMetrics, id: ConfigId) -> CounterValues {
+        let r = &self.records[id];
+        mapped.values(&r.metrics, r.global_size, r.local_size)
+    }
+
+    /// What the file says about its GPU: metadata device name, else the file-name prefix (`2080-…`).
+    pub fn gpu_hint(&self) -> Option<String> {
+        self.device_name.clone().or_else(|| {
+            let stem = self.source.file_stem()?.to_str()?;
+            let prefix = stem.split(['-', '_']).next()?;
+            (!prefix.is_empty() && prefix != stem).then(|| prefix.to_string())
+        })
+    }
+
+    /// A short label of the file for tables: `<dir>/<file stem>`.
+    pub fn label(&self) -> String {
+        let stem = self
+            .source
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("?")
+            .trim_end_matches("_output");
+        stem.to_string()
+    }
+}

@@ -1,0 +1,1 @@
+//! The expert system: counters → bottlenecks → desired counter changes (ΔPC).

@@ -1,0 +1,1 @@
+//! Per-kernel models from tuning parameters to PC_ops counters (decision trees).
