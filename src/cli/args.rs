@@ -1,6 +1,8 @@
 //! Argument groups shared by the commands.
 
 use crate::backend::TimeModel;
+use crate::expert::Formula;
+use crate::search::profile::ZeroPolicy;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -116,6 +118,68 @@ impl TimeArgs {
     }
 }
 
+/// Which formulas to follow where the paper's text and the authors' implementation differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormulaArg {
+    /// The authors' implementation (KTT's profile-based searcher).
+    Implementation,
+    /// The paper's printed formulas.
+    Paper,
+}
+
+impl From<FormulaArg> for Formula {
+    fn from(f: FormulaArg) -> Formula {
+        match f {
+            FormulaArg::Implementation => Formula::Implementation,
+            FormulaArg::Paper => Formula::Paper,
+        }
+    }
+}
+
+/// Which counters take part in a score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ZeroPolicyArg {
+    /// Skip a counter that is zero for either configuration (the paper's PC_used).
+    SkipZero,
+    /// Include a counter whenever the two values do not both vanish (older implementation).
+    NonzeroSum,
+}
+
+impl From<ZeroPolicyArg> for ZeroPolicy {
+    fn from(z: ZeroPolicyArg) -> ZeroPolicy {
+        match z {
+            ZeroPolicyArg::SkipZero => ZeroPolicy::SkipZero,
+            ZeroPolicyArg::NonzeroSum => ZeroPolicy::NonzeroSum,
+        }
+    }
+}
+
+/// Settings of the expert system and the profile-based searcher.
+#[derive(Debug, Args)]
+pub struct ExpertArgs {
+    /// GPU that recorded the space (a key of the device table, e.g. 1070); default: from the file.
+    #[arg(long)]
+    pub gpu: Option<String>,
+    /// Directory whose rules files replace the built-in `expert_rules/` ones.
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+    /// Extra device table (TOML, as `expert_rules/devices.toml`).
+    #[arg(long)]
+    pub devices: Option<PathBuf>,
+    /// The kernel is compute-bound: react to instruction bottlenecks above 0.5 instead of 0.7.
+    #[arg(long)]
+    pub compute_bound: bool,
+    /// Formulas where the paper and the authors' implementation differ.
+    #[arg(long, value_enum, default_value_t = FormulaArg::Implementation)]
+    pub formula: FormulaArg,
+    /// Which counters take part in a candidate's score.
+    #[arg(long, value_enum, default_value_t = ZeroPolicyArg::SkipZero)]
+    pub zero_policy: ZeroPolicyArg,
+    /// Profile the best configuration again even when its counters are known (the paper's loop).
+    #[arg(long)]
+    pub reprofile: bool,
+}
+
 /// Arguments of `simulate`.
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
@@ -126,6 +190,8 @@ pub struct SimulateArgs {
     pub searcher: SearcherKind,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub expert: ExpertArgs,
 }
 
 /// Arguments of `compare`.
@@ -138,4 +204,6 @@ pub struct CompareArgs {
     pub searchers: Vec<SearcherKind>,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub expert: ExpertArgs,
 }

@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions and the commands they run.
 
 mod args;
+mod setup;
 mod simulate;
 
 pub use args::{Cli, Command};

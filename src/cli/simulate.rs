@@ -1,11 +1,10 @@
 //! `simulate` and `compare`: repeated seeded searches on recorded data.
 
-use super::args::{CompareArgs, Format, RunArgs, SearcherKind, SimulateArgs, SpaceArgs};
-use crate::counters::CounterValues;
+use super::args::{CompareArgs, ExpertArgs, Format, RunArgs, SearcherKind, SimulateArgs, SpaceArgs};
+use super::setup::searcher_factory;
 use crate::data::{self, Dataset, ReadOptions};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::experiment::{self, print_comparison, print_simulation, Repetition, SpaceFacts, StepStats};
-use crate::search::{RandomFactory, SearcherFactory};
 use std::sync::Arc;
 
 /// Reads the space named by `args`.
@@ -25,19 +24,8 @@ fn repetition(run: &RunArgs) -> Repetition {
     }
 }
 
-type Prepared = (Box<dyn SearcherFactory>, Option<Arc<Vec<CounterValues>>>);
-
-fn prepare(kind: SearcherKind, dataset: &Arc<Dataset>) -> Result<Prepared> {
-    match kind {
-        SearcherKind::Random => Ok((Box::new(RandomFactory { size: dataset.len() }), None)),
-        SearcherKind::Profile => Err(Error::invalid(
-            "the profile-based searcher is not available yet",
-        )),
-    }
-}
-
-fn run_one(kind: SearcherKind, dataset: &Arc<Dataset>, run: &RunArgs) -> Result<StepStats> {
-    let (factory, counters) = prepare(kind, dataset)?;
+fn run_one(kind: SearcherKind, dataset: &Arc<Dataset>, run: &RunArgs, expert: &ExpertArgs) -> Result<StepStats> {
+    let (factory, counters) = searcher_factory(kind, dataset, expert)?;
     let results = experiment::repeat(dataset, counters, factory.as_ref(), &repetition(run))?;
     Ok(StepStats::of(&results))
 }
@@ -45,7 +33,7 @@ fn run_one(kind: SearcherKind, dataset: &Arc<Dataset>, run: &RunArgs) -> Result<
 /// `pcsearch simulate`.
 pub fn simulate(args: &SimulateArgs) -> Result<()> {
     let dataset = load_space(&args.space)?;
-    let stats = run_one(args.searcher, &dataset, &args.run)?;
+    let stats = run_one(args.searcher, &dataset, &args.run, &args.expert)?;
     print_simulation(
         &SpaceFacts::of(&dataset),
         args.searcher.name(),
@@ -61,7 +49,7 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
     let dataset = load_space(&args.space)?;
     let mut results = Vec::new();
     for &kind in &args.searchers {
-        results.push((kind.name().to_string(), run_one(kind, &dataset, &args.run)?));
+        results.push((kind.name().to_string(), run_one(kind, &dataset, &args.run, &args.expert)?));
     }
     print_comparison(
         &SpaceFacts::of(&dataset),

@@ -5,6 +5,7 @@
 //! generator, seeded at construction, so a run is reproducible from its seed alone.
 
 mod random;
+pub mod profile;
 
 pub use random::{RandomFactory, RandomSearch};
 

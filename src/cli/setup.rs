@@ -1,0 +1,89 @@
+//! Shared set-up of the commands: which GPU recorded a file, its canonical counters, the searchers.
+
+use super::args::{ExpertArgs, SearcherKind};
+use crate::counters::{CounterValues, Generation};
+use crate::data::Dataset;
+use crate::device::DeviceInfo;
+use crate::error::{Error, Result};
+use crate::expert::{ExpertOptions, REQUIRED_COUNTERS};
+use crate::rules::Rules;
+use crate::search::profile::{Predictions, ProfileFactory, ProfileSetup, ScoreOptions};
+use crate::search::{RandomFactory, SearcherFactory};
+use std::sync::Arc;
+
+/// Loads the rules named by the arguments.
+pub fn load_rules(args: &ExpertArgs) -> Result<Rules> {
+    Rules::load(args.rules.as_deref(), args.devices.as_deref())
+}
+
+/// The GPU that recorded `dataset`: `--gpu`, else the file's metadata or name prefix.
+pub fn resolve_device(dataset: &Dataset, rules: &Rules, gpu: Option<&str>) -> Result<DeviceInfo> {
+    let known = || rules.devices.keys().join(", ");
+    if let Some(key) = gpu {
+        return rules
+            .devices
+            .by_key(key)
+            .or_else(|| rules.devices.by_name(key))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "unknown GPU `{key}` given with --gpu; known: {} (add yours with --devices FILE)",
+                    known()
+                ))
+            });
+    }
+    let hint = dataset.gpu_hint();
+    hint.as_deref()
+        .and_then(|h| rules.devices.by_key(h).or_else(|| rules.devices.by_name(h)))
+        .ok_or_else(|| {
+            let said = hint.map_or("nothing".to_string(), |h| format!("`{h}`"));
+            Error::file(
+                &dataset.source,
+                format!(
+                    "cannot tell which GPU recorded this file (it says {said}); name it with --gpu KEY, one of: {}",
+                    known()
+                ),
+            )
+        })
+}
+
+/// Canonical counters of every configuration of `dataset`, recorded on `device`.
+pub fn exact_counters(dataset: &Dataset, rules: &Rules, device: &DeviceInfo) -> Result<Vec<CounterValues>> {
+    let generation = Generation::of_compute_capability(device.compute_capability);
+    let mapped = rules.counter_map(generation).resolve(&dataset.metric_names);
+    mapped.require(
+        REQUIRED_COUNTERS,
+        &format!(
+            "{} (read with the {} counter map for {})",
+            dataset.source.display(),
+            generation.name(),
+            device.name
+        ),
+    )?;
+    Ok((0..dataset.len()).map(|id| dataset.counters(&mapped, id)).collect())
+}
+
+/// A searcher factory for `kind` on `dataset`, plus the counters a profiled replay test returns.
+pub fn searcher_factory(
+    kind: SearcherKind,
+    dataset: &Arc<Dataset>,
+    args: &ExpertArgs,
+) -> Result<(Box<dyn SearcherFactory>, Option<Arc<Vec<CounterValues>>>)> {
+    if kind == SearcherKind::Random {
+        return Ok((Box::new(RandomFactory { size: dataset.len() }), None));
+    }
+    let rules = load_rules(args)?;
+    let device = resolve_device(dataset, &rules, args.gpu.as_deref())?;
+    let counters = exact_counters(dataset, &rules, &device)?;
+    let generation = Generation::of_compute_capability(device.compute_capability);
+    let setup = ProfileSetup {
+        predictions: Predictions::new(&counters),
+        prediction_generation: generation,
+        device,
+        expert: ExpertOptions::new(&rules.reaction, args.compute_bound, args.formula.into()),
+        score: ScoreOptions::new(&rules.reaction, args.zero_policy.into()),
+        plain_tests: rules.reaction.plain_tests_per_profile,
+        reprofile_known: args.reprofile,
+        label: "profile".into(),
+    };
+    Ok((Box::new(ProfileFactory::new(setup)), Some(Arc::new(counters))))
+}

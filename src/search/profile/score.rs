@@ -1,0 +1,203 @@
+//! Scoring candidates by how their predicted counters move in the ΔPC direction (paper §3.6).
+
+use crate::counters::{Counter, CounterValues};
+use crate::expert::DeltaPc;
+use crate::rules::ReactionConstants;
+use crate::space::ConfigId;
+use serde::Serialize;
+
+/// Which counters take part in a candidate's score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub enum ZeroPolicy {
+    /// Leave a counter out when it is zero for the profiled or the candidate configuration (the
+    /// paper's PC_used): a counter that is zero on one side says "absent", not "infinitely better".
+    #[default]
+    SkipZero,
+    /// Include a counter whenever the two values do not sum to zero (the older implementation).
+    NonzeroSum,
+}
+
+/// Constants of the score-to-weight mapping.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScoreOptions {
+    /// Exponent of `(1 ± s/s_extreme)`.
+    pub exponent: f64,
+    /// Scores at or below this get `floor`.
+    pub cutoff: f64,
+    /// Smallest weight of an unexplored configuration.
+    pub floor: f64,
+    /// Which counters take part.
+    pub zero_policy: ZeroPolicy,
+}
+
+impl ScoreOptions {
+    /// Options from the rules' constants.
+    pub fn new(constants: &ReactionConstants, zero_policy: ZeroPolicy) -> Self {
+        ScoreOptions {
+            exponent: constants.exponent,
+            cutoff: constants.cutoff,
+            floor: constants.floor,
+            zero_policy,
+        }
+    }
+}
+
+/// Predicted (or exactly known) counters of every configuration, stored per counter so that
+/// scoring a whole space streams through contiguous memory.
+#[derive(Debug, Clone)]
+pub struct Predictions {
+    columns: Vec<Option<Vec<f64>>>,
+    len: usize,
+}
+
+impl Predictions {
+    /// Column-major copy of `values`; counters that are NaN everywhere are dropped.
+    pub fn new(values: &[CounterValues]) -> Self {
+        let columns = Counter::ALL
+            .iter()
+            .map(|&c| {
+                let col: Vec<f64> = values.iter().map(|v| v[c]).collect();
+                col.iter().any(|x| x.is_finite()).then_some(col)
+            })
+            .collect();
+        Predictions {
+            columns,
+            len: values.len(),
+        }
+    }
+
+    /// Number of configurations.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there are no configurations.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The prediction of `counter` for every configuration, if any is known.
+    pub fn column(&self, counter: Counter) -> Option<&[f64]> {
+        self.columns[counter.index()].as_deref()
+    }
+
+    /// The prediction of `counter` for configuration `id` (NaN if unknown).
+    pub fn get(&self, counter: Counter, id: ConfigId) -> f64 {
+        self.column(counter).map_or(f64::NAN, |c| c[id])
+    }
+}
+
+/// Raw scores `s(c) = Σ ΔPC_k · (pc_k(c) − pc_k(p)) / (pc_k(c) + pc_k(p))` of every configuration
+/// against the profiled configuration `profiled`; positive means "moves the counters as asked".
+pub fn raw_scores(
+    predictions: &Predictions,
+    profiled: ConfigId,
+    delta: &DeltaPc,
+    policy: ZeroPolicy,
+    out: &mut Vec<f64>,
+) {
+    out.clear();
+    out.resize(predictions.len(), 0.0);
+    for (counter, d) in delta.active() {
+        let Some(column) = predictions.column(counter) else {
+            continue;
+        };
+        let p = column[profiled];
+        if !p.is_finite() || (policy == ZeroPolicy::SkipZero && p == 0.0) {
+            continue;
+        }
+        for (s, &c) in out.iter_mut().zip(column) {
+            let sum = c + p;
+            let used = match policy {
+                ZeroPolicy::SkipZero => c != 0.0,
+                ZeroPolicy::NonzeroSum => sum != 0.0,
+            };
+            if used && c.is_finite() {
+                *s += d * (c - p) / sum;
+            }
+        }
+    }
+}
+
+/// Maps raw scores to sampling weights: `(1 + s/s_max)^e` above zero, `(1 − s/s_min)^e` between the
+/// cutoff and zero, the floor below; explored configurations get 0.
+pub fn weights(raw: &[f64], explored: &[bool], options: &ScoreOptions, out: &mut Vec<f64>) {
+    let (mut s_min, mut s_max) = (0.0f64, 0.0f64);
+    for (&s, &e) in raw.iter().zip(explored) {
+        if !e {
+            s_min = s_min.min(s);
+            s_max = s_max.max(s);
+        }
+    }
+    out.clear();
+    out.extend(raw.iter().zip(explored).map(|(&s, &e)| {
+        if e {
+            0.0
+        } else if s > 0.0 {
+            (1.0 + s / s_max).powf(options.exponent)
+        } else if s > options.cutoff && s_min < 0.0 {
+            (1.0 - s / s_min).powf(options.exponent).max(options.floor)
+        } else if s > options.cutoff {
+            1.0
+        } else {
+            options.floor
+        }
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(dram_rt: &[f64]) -> Vec<CounterValues> {
+        dram_rt
+            .iter()
+            .map(|&x| {
+                let mut v = CounterValues::default();
+                v[Counter::DramRt] = x;
+                v[Counter::InstF32] = 100.0;
+                v
+            })
+            .collect()
+    }
+
+    fn delta(dram_rt: f64) -> DeltaPc {
+        let mut d = DeltaPc::default();
+        d.0[Counter::DramRt.index()] = dram_rt;
+        d.0[Counter::InstF32.index()] = -1.0;
+        d
+    }
+
+    #[test]
+    fn fewer_transactions_score_positive_when_asked_to_reduce() {
+        let p = Predictions::new(&values(&[100.0, 50.0, 300.0, 0.0]));
+        let mut s = Vec::new();
+        raw_scores(&p, 0, &delta(-0.5), ZeroPolicy::SkipZero, &mut s);
+        // -0.5 * (50-100)/150 = 1/6; -0.5 * (300-100)/400 = -1/4; zero candidate skipped.
+        assert!((s[1] - 1.0 / 6.0).abs() < 1e-12);
+        assert!((s[2] + 0.25).abs() < 1e-12);
+        assert_eq!(s[3], 0.0);
+        raw_scores(&p, 0, &delta(-0.5), ZeroPolicy::NonzeroSum, &mut s);
+        assert!((s[3] - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn weights_follow_the_normalisation() {
+        let opts = ScoreOptions {
+            exponent: 8.0,
+            cutoff: -0.25,
+            floor: 1e-4,
+            zero_policy: ZeroPolicy::SkipZero,
+        };
+        let raw = [0.0, 0.2, 0.1, -0.1, -0.3, 0.4];
+        let explored = [true, false, false, false, false, true];
+        let mut w = Vec::new();
+        weights(&raw, &explored, &opts, &mut w);
+        assert_eq!(w[0], 0.0);
+        assert_eq!(w[5], 0.0);
+        assert!((w[1] - 256.0).abs() < 1e-9, "s = s_max gives 2^8");
+        assert!((w[2] - 1.5f64.powi(8)).abs() < 1e-9);
+        assert!((w[3] - (1.0 - 0.1 / 0.3f64).powi(8)).abs() < 1e-9);
+        assert_eq!(w[4], 1e-4);
+    }
+}
