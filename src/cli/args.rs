@@ -25,6 +25,8 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Run several searchers on the same recorded data and report each one's improvement over the first.
     Compare(CompareArgs),
+    /// Show one configuration's counters, bottlenecks, desired counter changes and best-scored candidates.
+    Explain(ExplainArgs),
 }
 
 /// Searchers that can be named on the command line.
@@ -200,10 +202,33 @@ pub struct CompareArgs {
     #[command(flatten)]
     pub space: SpaceArgs,
     /// Comma-separated searchers; improvements are relative to the first.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "random,profile")]
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "random,profile"
+    )]
     pub searchers: Vec<SearcherKind>,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub expert: ExpertArgs,
+}
+
+/// Arguments of `explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub space: SpaceArgs,
+    /// The configuration, as `NAME=V,NAME=V,…` (every tuning parameter).
+    #[arg(long)]
+    pub config: String,
+    /// How many best-scored candidates to list.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
     #[command(flatten)]
     pub expert: ExpertArgs,
 }

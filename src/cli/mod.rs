@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions and the commands they run.
 
 mod args;
+mod explain;
 mod setup;
 mod simulate;
 
@@ -12,10 +13,13 @@ use crate::error::Result;
 pub fn run(cli: Cli) -> Result<()> {
     if let Some(threads) = cli.threads {
         // Ignore the error of a second initialisation (tests run several commands per process).
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global();
     }
     match cli.command {
         Command::Simulate(a) => simulate::simulate(&a),
         Command::Compare(a) => simulate::compare(&a),
+        Command::Explain(a) => explain::explain(&a),
     }
 }

@@ -47,7 +47,11 @@ pub fn resolve_device(dataset: &Dataset, rules: &Rules, gpu: Option<&str>) -> Re
 }
 
 /// Canonical counters of every configuration of `dataset`, recorded on `device`.
-pub fn exact_counters(dataset: &Dataset, rules: &Rules, device: &DeviceInfo) -> Result<Vec<CounterValues>> {
+pub fn exact_counters(
+    dataset: &Dataset,
+    rules: &Rules,
+    device: &DeviceInfo,
+) -> Result<Vec<CounterValues>> {
     let generation = Generation::of_compute_capability(device.compute_capability);
     let mapped = rules.counter_map(generation).resolve(&dataset.metric_names);
     mapped.require(
@@ -59,7 +63,9 @@ pub fn exact_counters(dataset: &Dataset, rules: &Rules, device: &DeviceInfo) -> 
             device.name
         ),
     )?;
-    Ok((0..dataset.len()).map(|id| dataset.counters(&mapped, id)).collect())
+    Ok((0..dataset.len())
+        .map(|id| dataset.counters(&mapped, id))
+        .collect())
 }
 
 /// A searcher factory for `kind` on `dataset`, plus the counters a profiled replay test returns.
@@ -69,7 +75,12 @@ pub fn searcher_factory(
     args: &ExpertArgs,
 ) -> Result<(Box<dyn SearcherFactory>, Option<Arc<Vec<CounterValues>>>)> {
     if kind == SearcherKind::Random {
-        return Ok((Box::new(RandomFactory { size: dataset.len() }), None));
+        return Ok((
+            Box::new(RandomFactory {
+                size: dataset.len(),
+            }),
+            None,
+        ));
     }
     let rules = load_rules(args)?;
     let device = resolve_device(dataset, &rules, args.gpu.as_deref())?;
@@ -85,5 +96,8 @@ pub fn searcher_factory(
         reprofile_known: args.reprofile,
         label: "profile".into(),
     };
-    Ok((Box::new(ProfileFactory::new(setup)), Some(Arc::new(counters))))
+    Ok((
+        Box::new(ProfileFactory::new(setup)),
+        Some(Arc::new(counters)),
+    ))
 }

@@ -1,10 +1,14 @@
 //! `simulate` and `compare`: repeated seeded searches on recorded data.
 
-use super::args::{CompareArgs, ExpertArgs, Format, RunArgs, SearcherKind, SimulateArgs, SpaceArgs};
+use super::args::{
+    CompareArgs, ExpertArgs, Format, RunArgs, SearcherKind, SimulateArgs, SpaceArgs,
+};
 use super::setup::searcher_factory;
 use crate::data::{self, Dataset, ReadOptions};
 use crate::error::Result;
-use crate::experiment::{self, print_comparison, print_simulation, Repetition, SpaceFacts, StepStats};
+use crate::experiment::{
+    self, print_comparison, print_simulation, Repetition, SpaceFacts, StepStats,
+};
 use std::sync::Arc;
 
 /// Reads the space named by `args`.
@@ -24,7 +28,12 @@ fn repetition(run: &RunArgs) -> Repetition {
     }
 }
 
-fn run_one(kind: SearcherKind, dataset: &Arc<Dataset>, run: &RunArgs, expert: &ExpertArgs) -> Result<StepStats> {
+fn run_one(
+    kind: SearcherKind,
+    dataset: &Arc<Dataset>,
+    run: &RunArgs,
+    expert: &ExpertArgs,
+) -> Result<StepStats> {
     let (factory, counters) = searcher_factory(kind, dataset, expert)?;
     let results = experiment::repeat(dataset, counters, factory.as_ref(), &repetition(run))?;
     Ok(StepStats::of(&results))
@@ -49,7 +58,10 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
     let dataset = load_space(&args.space)?;
     let mut results = Vec::new();
     for &kind in &args.searchers {
-        results.push((kind.name().to_string(), run_one(kind, &dataset, &args.run, &args.expert)?));
+        results.push((
+            kind.name().to_string(),
+            run_one(kind, &dataset, &args.run, &args.expert)?,
+        ));
     }
     print_comparison(
         &SpaceFacts::of(&dataset),

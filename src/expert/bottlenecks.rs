@@ -136,7 +136,8 @@ pub fn analyze(pc: &CounterValues, device: &DeviceInfo, options: &ExpertOptions)
         }
     };
     let mut b = Bottlenecks::default();
-    (b.dram_read, b.dram_write) = read_write(v(Counter::DramRt), v(Counter::DramWt), v(Counter::DramU));
+    (b.dram_read, b.dram_write) =
+        read_write(v(Counter::DramRt), v(Counter::DramWt), v(Counter::DramU));
     (b.l2_read, b.l2_write) = read_write(v(Counter::L2Rt), v(Counter::L2Wt), v(Counter::L2U));
     (b.shr_read, b.shr_write) = read_write(v(Counter::ShrLt), v(Counter::ShrWt), v(Counter::ShrU));
     b.tex = (v(Counter::TexU) / 10.0).clamp(0.0, 1.0);
@@ -153,11 +154,12 @@ pub fn analyze(pc: &CounterValues, device: &DeviceInfo, options: &ExpertOptions)
     };
     let issue_u = v(Counter::InstIssueU);
     // Volta and newer issue two instruction types per cycle, so 50 % issue already saturates one.
-    let ins_util = if Generation::of_compute_capability(device.compute_capability) == Generation::Volta {
-        (issue_u / 50.0).min(1.0)
-    } else {
-        issue_u / 100.0
-    };
+    let ins_util =
+        if Generation::of_compute_capability(device.compute_capability) == Generation::Volta {
+            (issue_u / 50.0).min(1.0)
+        } else {
+            issue_u / 100.0
+        };
     let inst = |c: Counter| share(v(c), fitted);
     let kinds = [
         Counter::InstF32,
@@ -183,7 +185,11 @@ pub fn analyze(pc: &CounterValues, device: &DeviceInfo, options: &ExpertOptions)
         Formula::Implementation => {
             util_max = util_max.max(b.sfu);
             let r = options.inst_reaction;
-            let weight = if util_max > r { (util_max - r) / (1.0 - r) } else { 0.0 };
+            let weight = if util_max > r {
+                (util_max - r) / (1.0 - r)
+            } else {
+                0.0
+            };
             idle_issue * weight.min(1.0)
         }
         Formula::Paper => (util_max.min(1.0) * idle_issue).clamp(0.0, 1.0),

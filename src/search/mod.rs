@@ -4,8 +4,8 @@
 //! sees, and reports the [`Measurement`] back. Every random choice comes from the searcher's own
 //! generator, seeded at construction, so a run is reproducible from its seed alone.
 
-mod random;
 pub mod profile;
+mod random;
 
 pub use random::{RandomFactory, RandomSearch};
 

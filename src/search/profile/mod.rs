@@ -112,7 +112,13 @@ impl ProfileSearch {
         let s = &*self.setup;
         let bottlenecks = analyze(counters, &s.device, &s.expert);
         let delta = react(&bottlenecks, s.prediction_generation, &s.expert);
-        raw_scores(&s.predictions, profiled, &delta, s.score.zero_policy, &mut self.raw);
+        raw_scores(
+            &s.predictions,
+            profiled,
+            &delta,
+            s.score.zero_policy,
+            &mut self.raw,
+        );
         weights(&self.raw, &self.explored, &s.score, &mut self.weights);
     }
 }

@@ -56,7 +56,10 @@ mod tests {
             counts[draw(&mut rng, &weights, &explored).unwrap()] += 1;
         }
         assert_eq!(counts[2], 0);
-        assert_eq!(counts[3], 0, "zero weight is never drawn while others are positive");
+        assert_eq!(
+            counts[3], 0,
+            "zero weight is never drawn while others are positive"
+        );
         let ratio = counts[1] as f64 / counts[0] as f64;
         assert!((ratio - 3.0).abs() < 0.15, "{ratio}");
     }
