@@ -38,19 +38,19 @@ impl ReactionConstants {
         if !(0.0..1.0).contains(&self.inst_reaction_compute_bound) {
             return bad("inst_reaction_compute_bound");
         }
-        if !(self.exponent > 0.0 && self.exponent.is_finite()) {
+        if !self.exponent.is_finite() || self.exponent <= 0.0 {
             return bad("exponent");
         }
         if !(-1.0..=0.0).contains(&self.cutoff) {
             return bad("cutoff");
         }
-        if !(self.floor > 0.0 && self.floor < 1.0) {
+        if !(0.0..1.0).contains(&self.floor) || self.floor == 0.0 {
             return bad("floor");
         }
         if self.plain_tests_per_profile == 0 {
             return bad("plain_tests_per_profile");
         }
-        if !(self.threads_per_core > 0.0) {
+        if self.threads_per_core.is_nan() || self.threads_per_core <= 0.0 {
             return bad("threads_per_core");
         }
         Ok(())

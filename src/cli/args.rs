@@ -2,7 +2,7 @@
 
 use crate::backend::TimeModel;
 use crate::expert::Formula;
-use crate::search::profile::ZeroPolicy;
+use crate::search::profile::{Guidance, ZeroPolicy};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -177,9 +177,46 @@ pub struct ExpertArgs {
     /// Which counters take part in a candidate's score.
     #[arg(long, value_enum, default_value_t = ZeroPolicyArg::SkipZero)]
     pub zero_policy: ZeroPolicyArg,
-    /// Profile the best configuration again even when its counters are known (the paper's loop).
-    #[arg(long)]
-    pub reprofile: bool,
+    /// How scores steer the search: `paper` as published, `fixed` without re-profiling known
+    /// configurations, `tempered` also fading guidance after rounds that find nothing better.
+    #[arg(long, value_enum, default_value_t = GuidanceArg::Local)]
+    pub guidance: GuidanceArg,
+    /// With `--guidance tempered`: exponent factor per round without improvement.
+    #[arg(long, default_value_t = 0.5)]
+    pub decay: f64,
+    /// With `--guidance local`: tuning parameters a neighbour of the best configuration may differ in.
+    #[arg(long, default_value_t = 1)]
+    pub radius: usize,
+}
+
+impl ExpertArgs {
+    /// The guidance these arguments select.
+    pub fn guidance(&self) -> Guidance {
+        match self.guidance {
+            GuidanceArg::Paper => Guidance::Paper,
+            GuidanceArg::Fixed => Guidance::Fixed,
+            GuidanceArg::Tempered => Guidance::Tempered { decay: self.decay },
+            GuidanceArg::Uniform => Guidance::Uniform,
+            GuidanceArg::Local => Guidance::Local {
+                radius: self.radius,
+            },
+        }
+    }
+}
+
+/// Guidance modes of the profile-based searcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GuidanceArg {
+    /// As published.
+    Paper,
+    /// Never re-profile a configuration whose counters are known.
+    Fixed,
+    /// Also temper the exponent after rounds without improvement.
+    Tempered,
+    /// Uniform draws when no candidate scores above zero.
+    Uniform,
+    /// Draws near the best configuration when no candidate scores above zero.
+    Local,
 }
 
 /// Arguments of `simulate`.

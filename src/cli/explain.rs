@@ -41,6 +41,7 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
         &raw,
         &explored,
         &ScoreOptions::new(&rules.reaction, args.expert.zero_policy.into()),
+        1.0,
         &mut w,
     );
     let total: f64 = w.iter().sum();

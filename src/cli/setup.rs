@@ -68,19 +68,27 @@ pub fn exact_counters(
         .collect())
 }
 
-/// A searcher factory for `kind` on `dataset`, plus the counters a profiled replay test returns.
+/// A searcher ready for repeated replay runs.
+pub struct PreparedSearch {
+    /// Builds the seeded runs.
+    pub factory: Box<dyn SearcherFactory>,
+    /// Canonical counters a profiled replay test returns (none for searchers that never profile).
+    pub counters: Option<Arc<Vec<CounterValues>>>,
+}
+
+/// The searcher `kind` on `dataset`.
 pub fn searcher_factory(
     kind: SearcherKind,
     dataset: &Arc<Dataset>,
     args: &ExpertArgs,
-) -> Result<(Box<dyn SearcherFactory>, Option<Arc<Vec<CounterValues>>>)> {
+) -> Result<PreparedSearch> {
     if kind == SearcherKind::Random {
-        return Ok((
-            Box::new(RandomFactory {
+        return Ok(PreparedSearch {
+            factory: Box::new(RandomFactory {
                 size: dataset.len(),
             }),
-            None,
-        ));
+            counters: None,
+        });
     }
     let rules = load_rules(args)?;
     let device = resolve_device(dataset, &rules, args.gpu.as_deref())?;
@@ -93,11 +101,12 @@ pub fn searcher_factory(
         expert: ExpertOptions::new(&rules.reaction, args.compute_bound, args.formula.into()),
         score: ScoreOptions::new(&rules.reaction, args.zero_policy.into()),
         plain_tests: rules.reaction.plain_tests_per_profile,
-        reprofile_known: args.reprofile,
+        guidance: args.guidance(),
+        space: Arc::new(dataset.space.clone()),
         label: "profile".into(),
     };
-    Ok((
-        Box::new(ProfileFactory::new(setup)),
-        Some(Arc::new(counters)),
-    ))
+    Ok(PreparedSearch {
+        factory: Box::new(ProfileFactory::new(setup)),
+        counters: Some(Arc::new(counters)),
+    })
 }

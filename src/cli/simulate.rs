@@ -34,8 +34,13 @@ fn run_one(
     run: &RunArgs,
     expert: &ExpertArgs,
 ) -> Result<StepStats> {
-    let (factory, counters) = searcher_factory(kind, dataset, expert)?;
-    let results = experiment::repeat(dataset, counters, factory.as_ref(), &repetition(run))?;
+    let prepared = searcher_factory(kind, dataset, expert)?;
+    let results = experiment::repeat(
+        dataset,
+        prepared.counters,
+        prepared.factory.as_ref(),
+        &repetition(run),
+    )?;
     Ok(StepStats::of(&results))
 }
 

@@ -14,7 +14,7 @@ use crate::backend::Measurement;
 use crate::counters::Generation;
 use crate::device::DeviceInfo;
 use crate::expert::{analyze, react, ExpertOptions};
-use crate::space::ConfigId;
+use crate::space::{hamming_distance, ConfigId, TuningSpace};
 use rand::SeedableRng;
 use std::sync::Arc;
 
@@ -33,11 +33,53 @@ pub struct ProfileSetup {
     pub score: ScoreOptions,
     /// Plain tests between profiled tests.
     pub plain_tests: usize,
-    /// Profile the best configuration again even when its counters are already known (the paper's
-    /// loop, which spends a test on it).
-    pub reprofile_known: bool,
+    /// How strongly scores steer the draws, and how that adapts.
+    pub guidance: Guidance,
+    /// The tuning space (for neighbourhoods).
+    pub space: Arc<TuningSpace>,
     /// Label for reports (e.g. `profile(exact)`).
     pub label: String,
+}
+
+/// How the searcher uses its scores (DESIGN.md §4; issue "robust guidance").
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub enum Guidance {
+    /// As published: fixed exponent, and the best configuration is profiled every round even when
+    /// its counters are already known (spending a test to learn nothing new).
+    Paper,
+    /// Fixed exponent, but a configuration whose counters are known is never profiled again.
+    Fixed,
+    /// Like `Fixed`, and every round that fails to improve on the best configuration multiplies the
+    /// exponent by `decay` (back to full strength on improvement). When the counters ask for changes
+    /// no remaining configuration delivers, guidance fades into random search instead of piling the
+    /// draws onto configurations that merely look neutral.
+    Tempered {
+        /// Factor applied to the exponent per stale round, in 0..1.
+        decay: f64,
+    },
+    /// Like `Fixed`, but when no candidate scores above zero (the counters ask for changes nothing
+    /// left can deliver), draw uniformly among the unexplored configurations.
+    Uniform,
+    /// Like `Fixed`, but when no candidate scores above zero, restrict the draws to the unexplored
+    /// configurations within `radius` tuning parameters of the best one (still weighted by score),
+    /// falling back to the whole space when that neighbourhood is exhausted.
+    Local {
+        /// Largest number of differing tuning parameters of a neighbour.
+        radius: usize,
+    },
+}
+
+impl Guidance {
+    fn reprofiles_known(self) -> bool {
+        self == Guidance::Paper
+    }
+
+    fn temper(self, stale_rounds: u32) -> f64 {
+        match self {
+            Guidance::Tempered { decay } => decay.powi(stale_rounds as i32),
+            _ => 1.0,
+        }
+    }
 }
 
 /// Builds seeded [`ProfileSearch`] runs over a shared [`ProfileSetup`].
@@ -75,6 +117,9 @@ pub struct ProfileSearch {
     best: Option<(ConfigId, f64)>,
     started: bool,
     batch_left: usize,
+    best_at_round_start: Option<ConfigId>,
+    stale_rounds: u32,
+    local_active: bool,
 }
 
 impl ProfileSearch {
@@ -92,6 +137,9 @@ impl ProfileSearch {
             best: None,
             started: false,
             batch_left: 0,
+            best_at_round_start: None,
+            stale_rounds: 0,
+            local_active: false,
         }
     }
 
@@ -102,7 +150,93 @@ impl ProfileSearch {
             return weighted::draw(&mut self.rng, &self.weights, &self.explored);
         }
         let (best, _) = self.best?;
-        (self.setup.reprofile_known || !self.counters_known[best]).then_some(best)
+        (self.setup.guidance.reprofiles_known() || !self.counters_known[best]).then_some(best)
+    }
+
+    /// Counts rounds without improvement and re-weights when the guidance strength depends on it.
+    fn start_round(&mut self) {
+        let best = self.best.map(|(c, _)| c);
+        let stale = if best.is_some() && best == self.best_at_round_start {
+            self.stale_rounds + 1
+        } else {
+            0
+        };
+        self.best_at_round_start = best;
+        if stale != self.stale_rounds {
+            self.stale_rounds = stale;
+            self.reweight();
+        }
+    }
+
+    /// Zeroes the weights outside the smallest ring around the best configuration that still holds
+    /// an unexplored configuration: radius `radius`, widened as the nearer ones are used up.
+    fn restrict_to_neighbourhood(&mut self, radius: usize) {
+        let Some((best, _)) = self.best else {
+            return;
+        };
+        let space = &self.setup.space;
+        let centre = space.config(best);
+        let distance: Vec<usize> = (0..space.len())
+            .map(|id| hamming_distance(space.config(id), centre))
+            .collect();
+        let nearest = distance
+            .iter()
+            .zip(&self.explored)
+            .filter(|(_, e)| !**e)
+            .map(|(d, _)| *d)
+            .min();
+        let Some(nearest) = nearest else {
+            return;
+        };
+        let ring = radius.max(nearest);
+        for (w, d) in self.weights.iter_mut().zip(&distance) {
+            if *d > ring {
+                *w = 0.0;
+            }
+        }
+        self.local_active = true;
+    }
+
+    fn reweight(&mut self) {
+        if self.raw.is_empty() {
+            return;
+        }
+        let no_positive = !self
+            .raw
+            .iter()
+            .zip(&self.explored)
+            .any(|(s, e)| !*e && *s > 0.0);
+        self.local_active = false;
+        if no_positive {
+            match self.setup.guidance {
+                Guidance::Uniform => {
+                    for (w, e) in self.weights.iter_mut().zip(&self.explored) {
+                        *w = if *e { 0.0 } else { 1.0 };
+                    }
+                    return;
+                }
+                Guidance::Local { radius } => {
+                    weights(
+                        &self.raw,
+                        &self.explored,
+                        &self.setup.score,
+                        1.0,
+                        &mut self.weights,
+                    );
+                    self.restrict_to_neighbourhood(radius);
+                    return;
+                }
+                _ => {}
+            }
+        }
+        let temper = self.setup.guidance.temper(self.stale_rounds);
+        weights(
+            &self.raw,
+            &self.explored,
+            &self.setup.score,
+            temper,
+            &mut self.weights,
+        );
     }
 
     fn rescore(&mut self, profiled: ConfigId, measurement: &Measurement) {
@@ -119,7 +253,7 @@ impl ProfileSearch {
             s.score.zero_policy,
             &mut self.raw,
         );
-        weights(&self.raw, &self.explored, &s.score, &mut self.weights);
+        self.reweight();
     }
 }
 
@@ -127,12 +261,17 @@ impl Searcher for ProfileSearch {
     fn next(&mut self) -> Option<Request> {
         if self.batch_left == 0 {
             self.batch_left = self.setup.plain_tests;
+            self.start_round();
             if let Some(config) = self.profile_target() {
                 return Some(Request {
                     config,
                     profile: true,
                 });
             }
+        }
+        if self.local_active && !weighted::any_positive(&self.weights, &self.explored) {
+            // The ring around the best is used up: widen it.
+            self.reweight();
         }
         let config = weighted::draw(&mut self.rng, &self.weights, &self.explored)?;
         self.batch_left -= 1;

@@ -121,7 +121,18 @@ pub fn raw_scores(
 
 /// Maps raw scores to sampling weights: `(1 + s/s_max)^e` above zero, `(1 − s/s_min)^e` between the
 /// cutoff and zero, the floor below; explored configurations get 0.
-pub fn weights(raw: &[f64], explored: &[bool], options: &ScoreOptions, out: &mut Vec<f64>) {
+///
+/// `temper` in 0..=1 scales the exponent (and the floor's, `floor^temper`), so 1 is the paper's
+/// mapping and 0 makes every unexplored configuration equally likely, i.e. random search.
+pub fn weights(
+    raw: &[f64],
+    explored: &[bool],
+    options: &ScoreOptions,
+    temper: f64,
+    out: &mut Vec<f64>,
+) {
+    let exponent = options.exponent * temper;
+    let floor = options.floor.powf(temper);
     let (mut s_min, mut s_max) = (0.0f64, 0.0f64);
     for (&s, &e) in raw.iter().zip(explored) {
         if !e {
@@ -134,13 +145,13 @@ pub fn weights(raw: &[f64], explored: &[bool], options: &ScoreOptions, out: &mut
         if e {
             0.0
         } else if s > 0.0 {
-            (1.0 + s / s_max).powf(options.exponent)
+            (1.0 + s / s_max).powf(exponent)
         } else if s > options.cutoff && s_min < 0.0 {
-            (1.0 - s / s_min).powf(options.exponent).max(options.floor)
+            (1.0 - s / s_min).powf(exponent).max(floor)
         } else if s > options.cutoff {
             1.0
         } else {
-            options.floor
+            floor
         }
     }));
 }
@@ -192,12 +203,20 @@ mod tests {
         let raw = [0.0, 0.2, 0.1, -0.1, -0.3, 0.4];
         let explored = [true, false, false, false, false, true];
         let mut w = Vec::new();
-        weights(&raw, &explored, &opts, &mut w);
+        weights(&raw, &explored, &opts, 1.0, &mut w);
         assert_eq!(w[0], 0.0);
         assert_eq!(w[5], 0.0);
         assert!((w[1] - 256.0).abs() < 1e-9, "s = s_max gives 2^8");
         assert!((w[2] - 1.5f64.powi(8)).abs() < 1e-9);
         assert!((w[3] - (1.0 - 0.1 / 0.3f64).powi(8)).abs() < 1e-9);
         assert_eq!(w[4], 1e-4);
+        weights(&raw, &explored, &opts, 0.5, &mut w);
+        assert!((w[1] - 16.0).abs() < 1e-9, "half the exponent: 2^4");
+        assert!((w[4] - 1e-2).abs() < 1e-12, "floor^0.5");
+        weights(&raw, &explored, &opts, 0.0, &mut w);
+        assert!(
+            w[1..5].iter().all(|&x| x == 1.0),
+            "temper 0 is uniform: {w:?}"
+        );
     }
 }

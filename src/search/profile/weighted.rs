@@ -3,6 +3,14 @@
 use crate::space::ConfigId;
 use rand::Rng;
 
+/// Whether some unexplored configuration has a positive weight.
+pub fn any_positive(weights: &[f64], explored: &[bool]) -> bool {
+    weights
+        .iter()
+        .zip(explored)
+        .any(|(w, e)| !*e && w.is_finite() && *w > 0.0)
+}
+
 /// Draws an unexplored configuration with probability proportional to its weight; uniformly among
 /// the unexplored ones when no weight is positive. `None` when everything is explored.
 pub fn draw(rng: &mut impl Rng, weights: &[f64], explored: &[bool]) -> Option<ConfigId> {
