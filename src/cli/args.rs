@@ -34,8 +34,10 @@ pub enum Command {
 pub enum SearcherKind {
     /// Random search without replacement.
     Random,
-    /// Profile-based search (expert system + counters).
+    /// Profile-based search (expert system + counters) with the chosen `--guidance`.
     Profile,
+    /// Profile-based search exactly as published (`--guidance paper`).
+    ProfilePaper,
 }
 
 impl SearcherKind {
@@ -44,6 +46,7 @@ impl SearcherKind {
         match self {
             SearcherKind::Random => "random",
             SearcherKind::Profile => "profile",
+            SearcherKind::ProfilePaper => "profile-paper",
         }
     }
 }
@@ -236,14 +239,18 @@ pub struct SimulateArgs {
 /// Arguments of `compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    #[command(flatten)]
-    pub space: SpaceArgs,
+    /// Recorded tuning spaces (KTT CSV or KTT JSON); several files give a summary table too.
+    #[arg(long, num_args = 1.., required = true)]
+    pub space: Vec<PathBuf>,
+    /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
+    #[arg(long, value_delimiter = ',')]
+    pub parameters: Option<Vec<String>>,
     /// Comma-separated searchers; improvements are relative to the first.
     #[arg(
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "random,profile"
+        default_value = "random,profile-paper,profile"
     )]
     pub searchers: Vec<SearcherKind>,
     #[command(flatten)]

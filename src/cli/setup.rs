@@ -7,7 +7,7 @@ use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
 use crate::expert::{ExpertOptions, REQUIRED_COUNTERS};
 use crate::rules::Rules;
-use crate::search::profile::{Predictions, ProfileFactory, ProfileSetup, ScoreOptions};
+use crate::search::profile::{Guidance, Predictions, ProfileFactory, ProfileSetup, ScoreOptions};
 use crate::search::{RandomFactory, SearcherFactory};
 use std::sync::Arc;
 
@@ -101,9 +101,13 @@ pub fn searcher_factory(
         expert: ExpertOptions::new(&rules.reaction, args.compute_bound, args.formula.into()),
         score: ScoreOptions::new(&rules.reaction, args.zero_policy.into()),
         plain_tests: rules.reaction.plain_tests_per_profile,
-        guidance: args.guidance(),
+        guidance: if kind == SearcherKind::ProfilePaper {
+            Guidance::Paper
+        } else {
+            args.guidance()
+        },
         space: Arc::new(dataset.space.clone()),
-        label: "profile".into(),
+        label: kind.name().into(),
     };
     Ok(PreparedSearch {
         factory: Box::new(ProfileFactory::new(setup)),

@@ -7,7 +7,7 @@ use super::setup::searcher_factory;
 use crate::data::{self, Dataset, ReadOptions};
 use crate::error::Result;
 use crate::experiment::{
-    self, print_comparison, print_simulation, Repetition, SpaceFacts, StepStats,
+    self, print_comparison, print_simulation, print_summary, Repetition, SpaceFacts, StepStats,
 };
 use std::sync::Arc;
 
@@ -60,19 +60,27 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
 
 /// `pcsearch compare`.
 pub fn compare(args: &CompareArgs) -> Result<()> {
-    let dataset = load_space(&args.space)?;
-    let mut results = Vec::new();
-    for &kind in &args.searchers {
-        results.push((
-            kind.name().to_string(),
-            run_one(kind, &dataset, &args.run, &args.expert)?,
-        ));
+    let json = args.run.format == Format::Json;
+    let options = ReadOptions {
+        parameters: args.parameters.clone(),
+    };
+    let mut rows = Vec::new();
+    for path in &args.space {
+        let dataset = Arc::new(data::load(path, &options)?);
+        let mut results = Vec::new();
+        for &kind in &args.searchers {
+            results.push((
+                kind.name().to_string(),
+                run_one(kind, &dataset, &args.run, &args.expert)?,
+            ));
+        }
+        let facts = SpaceFacts::of(&dataset);
+        if !json {
+            print_comparison(&facts, args.run.seed, &results);
+            println!();
+        }
+        rows.push((facts, results));
     }
-    print_comparison(
-        &SpaceFacts::of(&dataset),
-        args.run.seed,
-        &results,
-        args.run.format == Format::Json,
-    );
+    print_summary(&rows, args.run.seed, json);
     Ok(())
 }

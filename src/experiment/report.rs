@@ -122,37 +122,8 @@ pub fn print_simulation(
 }
 
 /// Prints several searchers on one space with each one's improvement over the first.
-pub fn print_comparison(
-    facts: &SpaceFacts,
-    seed: u64,
-    results: &[(String, StepStats)],
-    json: bool,
-) {
+pub fn print_comparison(facts: &SpaceFacts, seed: u64, results: &[(String, StepStats)]) {
     let base = results.first().map_or(f64::NAN, |(_, s)| s.mean_steps);
-    let base_median = results.first().map_or(f64::NAN, |(_, s)| s.median_steps);
-    if json {
-        let searchers: Vec<Value> = results
-            .iter()
-            .map(|(name, s)| {
-                let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
-                if let Value::Object(o) = &mut v {
-                    o.insert("searcher".into(), json!(name));
-                    o.insert("improvement".into(), json!(base / s.mean_steps));
-                    o.insert(
-                        "median_improvement".into(),
-                        json!(base_median / s.median_steps),
-                    );
-                }
-                v
-            })
-            .collect();
-        let v = merge(
-            facts,
-            json!({ "seed": seed, "baseline": results.first().map(|r| r.0.clone()), "searchers": searchers }),
-        );
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        return;
-    }
     print_facts(facts);
     println!(
         "runs           {} (seed {seed}); random without replacement needs (N+1)/(K+1) = {:.2}",
@@ -163,4 +134,105 @@ pub fn print_comparison(
     for (name, s) in results {
         println!("{}  {:>10.2}x", stats_row(name, s), base / s.mean_steps);
     }
+}
+
+/// Geometric mean of positive values (NaN when there are none).
+pub fn geometric_mean(values: &[f64]) -> f64 {
+    let logs: Vec<f64> = values
+        .iter()
+        .filter(|v| **v > 0.0)
+        .map(|v| v.ln())
+        .collect();
+    if logs.is_empty() {
+        f64::NAN
+    } else {
+        (logs.iter().sum::<f64>() / logs.len() as f64).exp()
+    }
+}
+
+/// Prints, for several spaces, each searcher's mean steps and improvement over the first searcher,
+/// with the geometric mean of the improvements; as JSON, every space's full statistics.
+pub fn print_summary(rows: &[(SpaceFacts, Vec<(String, StepStats)>)], seed: u64, json: bool) {
+    let names: Vec<String> = rows
+        .first()
+        .map(|(_, r)| r.iter().map(|(n, _)| n.clone()).collect())
+        .unwrap_or_default();
+    let improvement = |r: &[(String, StepStats)], i: usize| r[0].1.mean_steps / r[i].1.mean_steps;
+    let geo: Vec<f64> = (0..names.len())
+        .map(|i| {
+            geometric_mean(
+                &rows
+                    .iter()
+                    .map(|(_, r)| improvement(r, i))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    if json {
+        let spaces: Vec<Value> = rows
+            .iter()
+            .map(|(facts, results)| {
+                let searchers: Vec<Value> = results
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (name, s))| {
+                        let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
+                        if let Value::Object(o) = &mut v {
+                            o.insert("searcher".into(), json!(name));
+                            o.insert("improvement".into(), json!(improvement(results, i)));
+                        }
+                        v
+                    })
+                    .collect();
+                merge(facts, json!({ "searchers": searchers }))
+            })
+            .collect();
+        let summary: serde_json::Map<String, Value> = names
+            .iter()
+            .zip(&geo)
+            .map(|(n, g)| (n.clone(), json!(g)))
+            .collect();
+        let v = json!({ "seed": seed, "baseline": names.first(), "spaces": spaces, "geometric_mean_improvement": summary });
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return;
+    }
+    if rows.len() < 2 {
+        return;
+    }
+    print!("{:<28} {:>6} {:>4}", "space", "N", "K");
+    for n in &names {
+        print!(" {:>22}", format!("{n} mean/median"));
+    }
+    println!();
+    for (facts, results) in rows {
+        print!(
+            "{:<28} {:>6} {:>4}",
+            short_name(&facts.file),
+            facts.configurations,
+            facts.well_performing
+        );
+        for (i, (_, s)) in results.iter().enumerate() {
+            print!(
+                " {:>22}",
+                format!(
+                    "{:.1}/{:.0} ({:.2}x)",
+                    s.mean_steps,
+                    s.median_steps,
+                    improvement(results, i)
+                )
+            );
+        }
+        println!();
+    }
+    print!("{:<40}", "geometric mean of improvements");
+    for g in &geo {
+        print!(" {:>22}", format!("{g:.2}x"));
+    }
+    println!();
+}
+
+fn short_name(path: &str) -> String {
+    let p = std::path::Path::new(path);
+    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or(path);
+    stem.trim_end_matches("_output").to_string()
 }
