@@ -2,6 +2,7 @@
 
 mod args;
 mod simulate;
+mod train;
 
 pub use args::{Cli, Command};
 
@@ -11,10 +12,13 @@ use crate::error::Result;
 pub fn run(cli: Cli) -> Result<()> {
     if let Some(threads) = cli.threads {
         // Ignore the error of a second initialisation (tests run several commands per process).
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global();
     }
     match cli.command {
         Command::Simulate(a) => simulate::simulate(&a),
         Command::Compare(a) => simulate::compare(&a),
+        Command::Train(a) => train::train(&a),
     }
 }

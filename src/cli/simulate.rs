@@ -4,7 +4,9 @@ use super::args::{CompareArgs, Format, RunArgs, SearcherKind, SimulateArgs, Spac
 use crate::counters::CounterValues;
 use crate::data::{self, Dataset, ReadOptions};
 use crate::error::{Error, Result};
-use crate::experiment::{self, print_comparison, print_simulation, Repetition, SpaceFacts, StepStats};
+use crate::experiment::{
+    self, print_comparison, print_simulation, Repetition, SpaceFacts, StepStats,
+};
 use crate::search::{RandomFactory, SearcherFactory};
 use std::sync::Arc;
 
@@ -29,7 +31,12 @@ type Prepared = (Box<dyn SearcherFactory>, Option<Arc<Vec<CounterValues>>>);
 
 fn prepare(kind: SearcherKind, dataset: &Arc<Dataset>) -> Result<Prepared> {
     match kind {
-        SearcherKind::Random => Ok((Box::new(RandomFactory { size: dataset.len() }), None)),
+        SearcherKind::Random => Ok((
+            Box::new(RandomFactory {
+                size: dataset.len(),
+            }),
+            None,
+        )),
         SearcherKind::Profile => Err(Error::invalid(
             "the profile-based searcher is not available yet",
         )),
