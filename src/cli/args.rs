@@ -27,6 +27,8 @@ pub enum Command {
     Compare(CompareArgs),
     /// Show one configuration's counters, bottlenecks, desired counter changes and best-scored candidates.
     Explain(ExplainArgs),
+    /// Train a counter model (decision trees from tuning parameters to counters) on a recorded space.
+    Train(TrainArgs),
 }
 
 /// Searchers that can be named on the command line.
@@ -275,4 +277,48 @@ pub struct ExplainArgs {
     pub format: Format,
     #[command(flatten)]
     pub expert: ExpertArgs,
+}
+
+/// How a model's tree is chosen (see `docs/model.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SelectionArg {
+    /// Depth with the lowest mean held-out MAE over all splits, refitted on all data.
+    Refit,
+    /// The paper's rule: the single candidate tree with the lowest held-out MAE.
+    BestCandidate,
+}
+
+/// Arguments of `train`.
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    pub space: SpaceArgs,
+    /// Model file to write (JSON).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// GPU the space was recorded on, as a device-table key (default: from the file's metadata or name).
+    #[arg(long)]
+    pub gpu: Option<String>,
+    /// Seed of the train/test splits; equal seeds give identical models.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Random 50/50 train/test splits evaluated per depth.
+    #[arg(long, default_value_t = 10)]
+    pub splits: usize,
+    /// Comma-separated maximum tree depths to try.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"
+    )]
+    pub depths: Vec<u16>,
+    /// How the stored tree is chosen among the candidates.
+    #[arg(long, value_enum, default_value_t = SelectionArg::Refit)]
+    pub selection: SelectionArg,
+    /// Directory whose files replace the built-in expert_rules/ files of the same name.
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+    /// Extra device table (TOML) merged over the built-in one.
+    #[arg(long)]
+    pub devices: Option<PathBuf>,
 }

@@ -4,6 +4,7 @@ mod args;
 mod explain;
 mod setup;
 mod simulate;
+mod train;
 
 pub use args::{Cli, Command};
 
@@ -21,5 +22,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Simulate(a) => simulate::simulate(&a),
         Command::Compare(a) => simulate::compare(&a),
         Command::Explain(a) => explain::explain(&a),
+        Command::Train(a) => train::train(&a),
     }
 }

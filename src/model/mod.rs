@@ -1,1 +1,354 @@
 //! Per-kernel models from tuning parameters to PC_ops counters (decision trees).
+//!
+//! A model is trained once, on one GPU's recorded space, and predicts the counters of every
+//! configuration of a space with the same tuning parameters, on any GPU or input: the amount of work
+//! a configuration does depends on the TPs far more than on the GPU.
+
+mod accuracy;
+mod file;
+mod train;
+mod tree;
+
+pub use accuracy::{CounterAccuracy, Errors};
+pub use file::{FORMAT, VERSION};
+pub use train::{Selection, TrainOptions};
+pub use tree::{FlatTree, Node};
+
+use crate::counters::{Counter, CounterValues, Generation};
+use crate::data::Dataset;
+use crate::device::DeviceInfo;
+use crate::error::{Error, Result};
+use crate::rules::Rules;
+use crate::space::TuningSpace;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use train::Samples;
+
+/// The GPU a model was trained on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainingGpu {
+    /// Device-table key (`1070`).
+    pub key: String,
+    /// Full name.
+    pub name: String,
+    /// Compute capability, e.g. 6.1.
+    pub compute_capability: f64,
+}
+
+/// A predicted counter that the model does not predict, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkippedCounter {
+    /// The counter.
+    pub counter: Counter,
+    /// Why it was left out.
+    pub reason: String,
+}
+
+/// One counter's tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct CounterTree {
+    counter: Counter,
+    nodes: FlatTree,
+}
+
+/// A trained per-kernel counter model, as stored in a model file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounterModel {
+    format: String,
+    version: u64,
+    kernel: String,
+    training_file: String,
+    gpu: TrainingGpu,
+    generation: Generation,
+    parameters: Vec<String>,
+    options: TrainOptions,
+    configurations: usize,
+    skipped: Vec<SkippedCounter>,
+    accuracy: Vec<CounterAccuracy>,
+    /// Node layout: `[feature, value, yes, no]`; feature −1 marks a leaf whose value is the prediction,
+    /// otherwise `x[feature] <= value` goes to node `yes`, else to node `no`.
+    trees: Vec<CounterTree>,
+    /// File the model was loaded from, to name it in messages.
+    #[serde(skip)]
+    origin: Option<PathBuf>,
+}
+
+impl CounterModel {
+    /// Trains trees for every predicted counter the dataset has, on its valid configurations.
+    pub fn train(
+        dataset: &Dataset,
+        rules: &Rules,
+        device: &DeviceInfo,
+        options: &TrainOptions,
+    ) -> Result<CounterModel> {
+        let source = dataset.source.display();
+        options
+            .validate()
+            .map_err(|e| Error::invalid(format!("training on {source}: {e}")))?;
+        let generation = Generation::of_compute_capability(device.compute_capability);
+        let mapped = rules.counter_map(generation).resolve(&dataset.metric_names);
+        let valid: Vec<usize> = (0..dataset.len())
+            .filter(|&id| dataset.records[id].runtime_us.is_some())
+            .collect();
+        let features = dataset.space.parameters().len();
+        if features == 0 {
+            return Err(Error::file(
+                &dataset.source,
+                "no tuning parameters to train on",
+            ));
+        }
+        let counters: Vec<_> = valid
+            .iter()
+            .map(|&id| dataset.counters(&mapped, id))
+            .collect();
+        let wanted: Vec<Counter> = Counter::predicted().collect();
+        let outcomes: Vec<_> = wanted
+            .par_iter()
+            .map(|&counter| {
+                if let Some((_, metrics)) = mapped.missing.iter().find(|(c, _)| *c == counter) {
+                    return Err(format!("the file lacks {}", metrics.join(" + ")));
+                }
+                let (mut x, mut y) = (Vec::new(), Vec::new());
+                for (&id, values) in valid.iter().zip(&counters) {
+                    if values[counter].is_finite() {
+                        x.extend_from_slice(dataset.space.config(id));
+                        y.push(values[counter]);
+                    }
+                }
+                if y.is_empty() {
+                    return Err("no configuration has a value".to_string());
+                }
+                let samples = Samples {
+                    x: &x,
+                    features,
+                    y: &y,
+                };
+                train::train_counter(counter, &samples, options)
+            })
+            .collect();
+        let mut model = CounterModel {
+            format: FORMAT.to_string(),
+            version: VERSION,
+            kernel: dataset.kernel.clone(),
+            training_file: dataset
+                .source
+                .file_name()
+                .map_or_else(|| source.to_string(), |n| n.to_string_lossy().into_owned()),
+            gpu: TrainingGpu {
+                key: device.key.clone(),
+                name: device.name.clone(),
+                compute_capability: device.compute_capability,
+            },
+            generation,
+            parameters: dataset.space.parameters().to_vec(),
+            options: options.clone(),
+            configurations: valid.len(),
+            skipped: Vec::new(),
+            accuracy: Vec::new(),
+            trees: Vec::new(),
+            origin: None,
+        };
+        for (counter, outcome) in wanted.into_iter().zip(outcomes) {
+            match outcome {
+                Ok((nodes, accuracy)) => {
+                    model.trees.push(CounterTree { counter, nodes });
+                    model.accuracy.push(accuracy);
+                }
+                Err(reason) => model.skipped.push(SkippedCounter { counter, reason }),
+            }
+        }
+        if model.trees.is_empty() {
+            return Err(Error::file(
+                &dataset.source,
+                format!(
+                    "no counter could be modelled with the {} counter map: {}",
+                    generation.name(),
+                    model
+                        .skipped
+                        .iter()
+                        .map(|s| format!("{}: {}", s.counter, s.reason))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            ));
+        }
+        Ok(model)
+    }
+
+    /// Writes the model as JSON.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        file::write(path, self)
+    }
+
+    /// Reads a model file, refusing other formats, other versions and inconsistent content.
+    pub fn load(path: &Path) -> Result<CounterModel> {
+        let value = file::read(path)?;
+        let mut model: CounterModel = serde_json::from_value(value)
+            .map_err(|e| Error::file(path, format!("malformed model: {e}")))?;
+        model
+            .validate()
+            .map_err(|e| Error::file(path, format!("inconsistent model: {e}")))?;
+        model.origin = Some(path.to_path_buf());
+        Ok(model)
+    }
+
+    fn validate(&self) -> std::result::Result<(), String> {
+        let unique: BTreeSet<&String> = self.parameters.iter().collect();
+        if self.parameters.is_empty() || unique.len() != self.parameters.len() {
+            return Err("`parameters` must list distinct tuning parameters".into());
+        }
+        let expected = Generation::of_compute_capability(self.gpu.compute_capability);
+        if expected != self.generation {
+            return Err(format!(
+                "generation {} does not match compute capability {}",
+                self.generation.name(),
+                self.gpu.compute_capability
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for t in &self.trees {
+            if !seen.insert(t.counter) {
+                return Err(format!("counter {} has two trees", t.counter));
+            }
+            if !Counter::predicted().any(|c| c == t.counter) {
+                return Err(format!("counter {} is not one a model predicts", t.counter));
+            }
+            t.nodes
+                .validate(self.parameters.len())
+                .map_err(|e| format!("tree of {}: {e}", t.counter))?;
+        }
+        Ok(())
+    }
+
+    /// Counter generation of the training GPU (the counter set predictions are expressed in).
+    pub fn generation(&self) -> Generation {
+        self.generation
+    }
+
+    /// Compute capability of the training GPU.
+    pub fn compute_capability(&self) -> f64 {
+        self.gpu.compute_capability
+    }
+
+    /// The training GPU.
+    pub fn gpu(&self) -> &TrainingGpu {
+        &self.gpu
+    }
+
+    /// Tuning parameter names, in the order the trees index them.
+    pub fn parameters(&self) -> &[String] {
+        &self.parameters
+    }
+
+    /// Kernel name of the training data.
+    pub fn kernel(&self) -> &str {
+        &self.kernel
+    }
+
+    /// File name of the training data.
+    pub fn training_file(&self) -> &str {
+        &self.training_file
+    }
+
+    /// Valid configurations the model was trained on.
+    pub fn configurations(&self) -> usize {
+        self.configurations
+    }
+
+    /// The options it was trained with.
+    pub fn options(&self) -> &TrainOptions {
+        &self.options
+    }
+
+    /// Counters the model predicts, in index order.
+    pub fn counters(&self) -> Vec<Counter> {
+        self.trees.iter().map(|t| t.counter).collect()
+    }
+
+    /// Counters it does not predict, with the reason.
+    pub fn skipped(&self) -> &[SkippedCounter] {
+        &self.skipped
+    }
+
+    /// Per-counter held-out accuracy and chosen depth.
+    pub fn accuracy(&self) -> &[CounterAccuracy] {
+        &self.accuracy
+    }
+
+    fn name(&self) -> String {
+        match &self.origin {
+            Some(p) => format!("model {}", p.display()),
+            None => format!("the model trained on {}", self.training_file),
+        }
+    }
+
+    /// Checks the space has the model's tuning parameters (any order), naming any difference.
+    pub fn check_space(&self, space: &TuningSpace) -> Result<()> {
+        let missing: Vec<&str> = self
+            .parameters
+            .iter()
+            .filter(|p| space.parameter_index(p).is_none())
+            .map(String::as_str)
+            .collect();
+        let extra: Vec<&str> = space
+            .parameters()
+            .iter()
+            .filter(|p| !self.parameters.contains(p))
+            .map(String::as_str)
+            .collect();
+        if missing.is_empty() && extra.is_empty() {
+            return Ok(());
+        }
+        let mut parts = Vec::new();
+        if !missing.is_empty() {
+            parts.push(format!("the space lacks {}", missing.join(", ")));
+        }
+        if !extra.is_empty() {
+            parts.push(format!("the model does not know {}", extra.join(", ")));
+        }
+        Err(Error::invalid(format!(
+            "{} does not fit the tuning space: {} (model parameters: {})",
+            self.name(),
+            parts.join("; "),
+            self.parameters.join(", ")
+        )))
+    }
+
+    /// Predicted counters of every configuration of `space`, by configuration id; counters the
+    /// model does not predict are `NaN`. Values the model never saw are predicted as well.
+    pub fn predict(&self, space: &TuningSpace) -> Result<Vec<CounterValues>> {
+        self.check_space(space)?;
+        let columns: Vec<usize> = self
+            .parameters
+            .iter()
+            .filter_map(|p| space.parameter_index(p))
+            .collect();
+        let in_order = columns.iter().enumerate().all(|(i, &c)| i == c);
+        let mut out = vec![CounterValues::default(); space.len()];
+        // Chunks amortise the per-task overhead; a whole chunk shares one reorder buffer.
+        const CHUNK: usize = 2048;
+        out.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(chunk, values)| {
+                let mut x = vec![0.0; columns.len()];
+                for (i, v) in values.iter_mut().enumerate() {
+                    let config = space.config(chunk * CHUNK + i);
+                    let row = if in_order {
+                        config
+                    } else {
+                        for (dst, &c) in x.iter_mut().zip(&columns) {
+                            *dst = config[c];
+                        }
+                        &x
+                    };
+                    for t in &self.trees {
+                        v[t.counter] = t.nodes.predict(row);
+                    }
+                }
+            });
+        Ok(out)
+    }
+}
