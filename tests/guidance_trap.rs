@@ -132,9 +132,9 @@ fn the_trap_is_real_and_the_default_escapes_it() {
         (random.mean_steps / random_expected - 1.0).abs() < 0.15,
         "{random:?}"
     );
-    let paper = mean_steps(Guidance::Paper);
-    let fixed = mean_steps(Guidance::Fixed);
-    let local = mean_steps(Guidance::Local { radius: 1 });
+    let paper = mean_steps(Guidance::paper());
+    let fixed = mean_steps(Guidance::fixed());
+    let local = mean_steps(Guidance::local(1));
     eprintln!("random {random:?}\npaper {paper:?}\nfixed {fixed:?}\nlocal {local:?}");
     assert!(
         paper.mean_steps > 1.5 * random_expected,

@@ -164,6 +164,10 @@ impl From<ZeroPolicyArg> for ZeroPolicy {
 /// Settings of the expert system and the profile-based searcher.
 #[derive(Debug, Args)]
 pub struct ExpertArgs {
+    /// Counter model (from `pcsearch train`) whose predictions score the candidates; without it the
+    /// space's own recorded counters are used (exact counters).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
     /// GPU that recorded the space (a key of the device table, e.g. 1070); default: from the file.
     #[arg(long)]
     pub gpu: Option<String>,
@@ -186,6 +190,10 @@ pub struct ExpertArgs {
     /// configurations, `tempered` also fading guidance after rounds that find nothing better.
     #[arg(long, value_enum, default_value_t = GuidanceArg::Local)]
     pub guidance: GuidanceArg,
+    /// Smallest score treated as a real predicted change when mapping scores to weights (0: the
+    /// paper's normalisation by the extreme scores alone).
+    #[arg(long, default_value_t = 0.0)]
+    pub score_scale: f64,
     /// With `--guidance tempered`: exponent factor per round without improvement.
     #[arg(long, default_value_t = 0.5)]
     pub decay: f64,
@@ -198,13 +206,12 @@ impl ExpertArgs {
     /// The guidance these arguments select.
     pub fn guidance(&self) -> Guidance {
         match self.guidance {
-            GuidanceArg::Paper => Guidance::Paper,
-            GuidanceArg::Fixed => Guidance::Fixed,
-            GuidanceArg::Tempered => Guidance::Tempered { decay: self.decay },
-            GuidanceArg::Uniform => Guidance::Uniform,
-            GuidanceArg::Local => Guidance::Local {
-                radius: self.radius,
-            },
+            GuidanceArg::Paper => Guidance::paper(),
+            GuidanceArg::Fixed => Guidance::fixed(),
+            GuidanceArg::Tempered => Guidance::tempered(self.decay),
+            GuidanceArg::Uniform => Guidance::uniform(),
+            GuidanceArg::Local => Guidance::local(self.radius),
+            GuidanceArg::Adaptive => Guidance::adaptive(self.radius),
         }
     }
 }
@@ -222,6 +229,8 @@ pub enum GuidanceArg {
     Uniform,
     /// Draws near the best configuration when no candidate scores above zero.
     Local,
+    /// `local`, plus a bandit that learns per run whether guided draws beat uniform ones.
+    Adaptive,
 }
 
 /// Arguments of `simulate`.

@@ -1,7 +1,7 @@
 //! `explain`: what the expert system reads off one profiled configuration, as a developer would.
 
 use super::args::{ExplainArgs, Format};
-use super::setup::{exact_counters, load_rules, resolve_device};
+use super::setup::{exact_counters, load_model, load_rules, resolve_device};
 use super::simulate::load_space;
 use crate::counters::{Counter, Generation};
 use crate::error::Result;
@@ -17,7 +17,17 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     let device = resolve_device(&dataset, &rules, args.expert.gpu.as_deref())?;
     let counters = exact_counters(&dataset, &rules, &device)?;
     let id = dataset.space.parse_assignment(&args.config)?;
-    let generation = Generation::of_compute_capability(device.compute_capability);
+    let model = load_model(&args.expert)?;
+    let (predictions, generation) = match &model {
+        Some(m) => {
+            m.check_space(&dataset.space)?;
+            (Predictions::new(&m.predict(&dataset.space)?), m.generation())
+        }
+        None => (
+            Predictions::new(&counters),
+            Generation::of_compute_capability(device.compute_capability),
+        ),
+    };
     let expert = ExpertOptions::new(
         &rules.reaction,
         args.expert.compute_bound,
@@ -25,7 +35,6 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     );
     let bottlenecks = analyze(&counters[id], &device, &expert);
     let delta = react(&bottlenecks, generation, &expert);
-    let predictions = Predictions::new(&counters);
     let mut raw = Vec::new();
     raw_scores(
         &predictions,
@@ -97,7 +106,10 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     for (name, b) in entries.iter().filter(|(_, b)| *b > 0.0) {
         println!("  {name:<18} {b:>6.3}  {}", bar(*b));
     }
-    println!("\nreaction: desired counter changes (ΔPC, − decrease / + increase)");
+    println!(
+        "\nreaction: desired counter changes (ΔPC in {} counters, − decrease / + increase)",
+        generation.name()
+    );
     for (c, d) in delta.active() {
         println!("  {:<13} {:>+7.3}", c.short(), d);
     }

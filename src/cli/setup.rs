@@ -6,6 +6,7 @@ use crate::data::Dataset;
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
 use crate::expert::{ExpertOptions, REQUIRED_COUNTERS};
+use crate::model::CounterModel;
 use crate::rules::Rules;
 use crate::search::profile::{Guidance, Predictions, ProfileFactory, ProfileSetup, ScoreOptions};
 use crate::search::{RandomFactory, SearcherFactory};
@@ -77,10 +78,14 @@ pub struct PreparedSearch {
 }
 
 /// The searcher `kind` on `dataset`.
+///
+/// With a `model`, candidates are scored on the model's predictions in the model GPU's counter
+/// generation; without one, on the recorded counters of the space itself (exact counters).
 pub fn searcher_factory(
     kind: SearcherKind,
     dataset: &Arc<Dataset>,
     args: &ExpertArgs,
+    model: Option<&CounterModel>,
 ) -> Result<PreparedSearch> {
     if kind == SearcherKind::Random {
         return Ok(PreparedSearch {
@@ -93,16 +98,32 @@ pub fn searcher_factory(
     let rules = load_rules(args)?;
     let device = resolve_device(dataset, &rules, args.gpu.as_deref())?;
     let counters = exact_counters(dataset, &rules, &device)?;
-    let generation = Generation::of_compute_capability(device.compute_capability);
+    let (predictions, prediction_generation) = match model {
+        Some(m) => {
+            m.check_space(&dataset.space)?;
+            (Predictions::new(&m.predict(&dataset.space)?), m.generation())
+        }
+        None => (
+            Predictions::new(&counters),
+            Generation::of_compute_capability(device.compute_capability),
+        ),
+    };
     let setup = ProfileSetup {
-        predictions: Predictions::new(&counters),
-        prediction_generation: generation,
+        predictions,
+        prediction_generation,
         device,
         expert: ExpertOptions::new(&rules.reaction, args.compute_bound, args.formula.into()),
-        score: ScoreOptions::new(&rules.reaction, args.zero_policy.into()),
+        score: ScoreOptions {
+            scale: if kind == SearcherKind::ProfilePaper {
+                0.0
+            } else {
+                args.score_scale
+            },
+            ..ScoreOptions::new(&rules.reaction, args.zero_policy.into())
+        },
         plain_tests: rules.reaction.plain_tests_per_profile,
         guidance: if kind == SearcherKind::ProfilePaper {
-            Guidance::Paper
+            Guidance::paper()
         } else {
             args.guidance()
         },
@@ -113,4 +134,9 @@ pub fn searcher_factory(
         factory: Box::new(ProfileFactory::new(setup)),
         counters: Some(Arc::new(counters)),
     })
+}
+
+/// The model named by `--model`, if any.
+pub fn load_model(args: &ExpertArgs) -> Result<Option<CounterModel>> {
+    args.model.as_deref().map(CounterModel::load).transpose()
 }

@@ -3,7 +3,8 @@
 use super::args::{
     CompareArgs, ExpertArgs, Format, RunArgs, SearcherKind, SimulateArgs, SpaceArgs,
 };
-use super::setup::searcher_factory;
+use super::setup::{load_model, searcher_factory};
+use crate::model::CounterModel;
 use crate::data::{self, Dataset, ReadOptions};
 use crate::error::Result;
 use crate::experiment::{
@@ -33,8 +34,9 @@ fn run_one(
     dataset: &Arc<Dataset>,
     run: &RunArgs,
     expert: &ExpertArgs,
+    model: Option<&CounterModel>,
 ) -> Result<StepStats> {
-    let prepared = searcher_factory(kind, dataset, expert)?;
+    let prepared = searcher_factory(kind, dataset, expert, model)?;
     let results = experiment::repeat(
         dataset,
         prepared.counters,
@@ -47,7 +49,7 @@ fn run_one(
 /// `pcsearch simulate`.
 pub fn simulate(args: &SimulateArgs) -> Result<()> {
     let dataset = load_space(&args.space)?;
-    let stats = run_one(args.searcher, &dataset, &args.run, &args.expert)?;
+    let stats = run_one(args.searcher, &dataset, &args.run, &args.expert, load_model(&args.expert)?.as_ref())?;
     print_simulation(
         &SpaceFacts::of(&dataset),
         args.searcher.name(),
@@ -64,6 +66,7 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
     let options = ReadOptions {
         parameters: args.parameters.clone(),
     };
+    let model = load_model(&args.expert)?;
     let mut rows = Vec::new();
     for path in &args.space {
         let dataset = Arc::new(data::load(path, &options)?);
@@ -71,7 +74,7 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
         for &kind in &args.searchers {
             results.push((
                 kind.name().to_string(),
-                run_one(kind, &dataset, &args.run, &args.expert)?,
+                run_one(kind, &dataset, &args.run, &args.expert, model.as_ref())?,
             ));
         }
         let facts = SpaceFacts::of(&dataset);

@@ -4,10 +4,15 @@
 //! change; score every unexplored configuration by how its predicted counters move that way; test
 //! `n` configurations drawn with probability proportional to their weights; repeat.
 
+mod bandit;
+mod guidance;
 mod score;
 mod weighted;
 
+pub use guidance::{Guidance, WhenNoGain};
 pub use score::{raw_scores, weights, Predictions, ScoreOptions, ZeroPolicy};
+
+use bandit::Bandit;
 
 use super::{Request, SearchRng, Searcher, SearcherFactory};
 use crate::backend::Measurement;
@@ -41,47 +46,6 @@ pub struct ProfileSetup {
     pub label: String,
 }
 
-/// How the searcher uses its scores (DESIGN.md §4; issue "robust guidance").
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub enum Guidance {
-    /// As published: fixed exponent, and the best configuration is profiled every round even when
-    /// its counters are already known (spending a test to learn nothing new).
-    Paper,
-    /// Fixed exponent, but a configuration whose counters are known is never profiled again.
-    Fixed,
-    /// Like `Fixed`, and every round that fails to improve on the best configuration multiplies the
-    /// exponent by `decay` (back to full strength on improvement). When the counters ask for changes
-    /// no remaining configuration delivers, guidance fades into random search instead of piling the
-    /// draws onto configurations that merely look neutral.
-    Tempered {
-        /// Factor applied to the exponent per stale round, in 0..1.
-        decay: f64,
-    },
-    /// Like `Fixed`, but when no candidate scores above zero (the counters ask for changes nothing
-    /// left can deliver), draw uniformly among the unexplored configurations.
-    Uniform,
-    /// Like `Fixed`, but when no candidate scores above zero, restrict the draws to the unexplored
-    /// configurations within `radius` tuning parameters of the best one (still weighted by score),
-    /// falling back to the whole space when that neighbourhood is exhausted.
-    Local {
-        /// Largest number of differing tuning parameters of a neighbour.
-        radius: usize,
-    },
-}
-
-impl Guidance {
-    fn reprofiles_known(self) -> bool {
-        self == Guidance::Paper
-    }
-
-    fn temper(self, stale_rounds: u32) -> f64 {
-        match self {
-            Guidance::Tempered { decay } => decay.powi(stale_rounds as i32),
-            _ => 1.0,
-        }
-    }
-}
-
 /// Builds seeded [`ProfileSearch`] runs over a shared [`ProfileSetup`].
 pub struct ProfileFactory {
     setup: Arc<ProfileSetup>,
@@ -113,7 +77,11 @@ pub struct ProfileSearch {
     explored: Vec<bool>,
     counters_known: Vec<bool>,
     raw: Vec<f64>,
-    weights: Vec<f64>,
+    /// Sampling weights per guidance arm.
+    weights: Vec<Vec<f64>>,
+    bandit: Bandit,
+    /// Arm that chose the plain test in flight.
+    pending_arm: Option<usize>,
     best: Option<(ConfigId, f64)>,
     started: bool,
     batch_left: usize,
@@ -126,20 +94,23 @@ impl ProfileSearch {
     /// A run over `setup` whose random choices derive from `seed`.
     pub fn new(setup: Arc<ProfileSetup>, seed: u64) -> Self {
         let n = setup.predictions.len();
+        let arms = setup.guidance.arms.len().max(1);
         ProfileSearch {
-            setup,
             rng: SearchRng::seed_from_u64(seed),
             explored: vec![false; n],
             counters_known: vec![false; n],
             raw: Vec::with_capacity(n),
             // No profile yet: every configuration is equally likely.
-            weights: vec![1.0; n],
+            weights: vec![vec![1.0; n]; arms],
+            bandit: Bandit::new(arms),
+            pending_arm: None,
             best: None,
             started: false,
             batch_left: 0,
             best_at_round_start: None,
             stale_rounds: 0,
             local_active: false,
+            setup,
         }
     }
 
@@ -147,25 +118,23 @@ impl ProfileSearch {
     fn profile_target(&mut self) -> Option<ConfigId> {
         if !self.started {
             self.started = true;
-            return weighted::draw(&mut self.rng, &self.weights, &self.explored);
+            return weighted::draw(&mut self.rng, &self.weights[0], &self.explored);
         }
         let (best, _) = self.best?;
-        (self.setup.guidance.reprofiles_known() || !self.counters_known[best]).then_some(best)
+        (self.setup.guidance.reprofile_known || !self.counters_known[best]).then_some(best)
     }
 
-    /// Counts rounds without improvement and re-weights when the guidance strength depends on it.
+    /// Counts rounds without improvement and re-weights: the exponent may depend on staleness, and
+    /// the candidates that scored above zero may all have been tested since the last profile.
     fn start_round(&mut self) {
         let best = self.best.map(|(c, _)| c);
-        let stale = if best.is_some() && best == self.best_at_round_start {
+        self.stale_rounds = if best.is_some() && best == self.best_at_round_start {
             self.stale_rounds + 1
         } else {
             0
         };
         self.best_at_round_start = best;
-        if stale != self.stale_rounds {
-            self.stale_rounds = stale;
-            self.reweight();
-        }
+        self.reweight();
     }
 
     /// Zeroes the weights outside the smallest ring around the best configuration that still holds
@@ -189,54 +158,50 @@ impl ProfileSearch {
             return;
         };
         let ring = radius.max(nearest);
-        for (w, d) in self.weights.iter_mut().zip(&distance) {
-            if *d > ring {
-                *w = 0.0;
+        for weights in &mut self.weights {
+            for (w, d) in weights.iter_mut().zip(&distance) {
+                if *d > ring {
+                    *w = 0.0;
+                }
             }
         }
         self.local_active = true;
     }
 
+    /// Recomputes every arm's weights from the current scores.
     fn reweight(&mut self) {
         if self.raw.is_empty() {
             return;
         }
-        let no_positive = !self
+        let guidance = &self.setup.guidance;
+        let no_gain = !self
             .raw
             .iter()
             .zip(&self.explored)
             .any(|(s, e)| !*e && *s > 0.0);
-        self.local_active = false;
-        if no_positive {
-            match self.setup.guidance {
-                Guidance::Uniform => {
-                    for (w, e) in self.weights.iter_mut().zip(&self.explored) {
-                        *w = if *e { 0.0 } else { 1.0 };
-                    }
-                    return;
-                }
-                Guidance::Local { radius } => {
-                    weights(
-                        &self.raw,
-                        &self.explored,
-                        &self.setup.score,
-                        1.0,
-                        &mut self.weights,
-                    );
-                    self.restrict_to_neighbourhood(radius);
-                    return;
-                }
-                _ => {}
-            }
+        let mode = if no_gain {
+            guidance.when_no_gain
+        } else {
+            WhenNoGain::Scores
+        };
+        let temper = guidance.temper(self.stale_rounds);
+        for (arm, weights_of_arm) in self.weights.iter_mut().enumerate() {
+            let strength = match mode {
+                WhenNoGain::Uniform => 0.0,
+                _ => guidance.arms.get(arm).copied().unwrap_or(1.0) * temper,
+            };
+            weights(
+                &self.raw,
+                &self.explored,
+                &self.setup.score,
+                strength,
+                weights_of_arm,
+            );
         }
-        let temper = self.setup.guidance.temper(self.stale_rounds);
-        weights(
-            &self.raw,
-            &self.explored,
-            &self.setup.score,
-            temper,
-            &mut self.weights,
-        );
+        self.local_active = false;
+        if let WhenNoGain::Local { radius } = mode {
+            self.restrict_to_neighbourhood(radius);
+        }
     }
 
     fn rescore(&mut self, profiled: ConfigId, measurement: &Measurement) {
@@ -269,11 +234,22 @@ impl Searcher for ProfileSearch {
                 });
             }
         }
-        if self.local_active && !weighted::any_positive(&self.weights, &self.explored) {
+        if self.local_active && !weighted::any_positive(&self.weights[0], &self.explored) {
             // The ring around the best is used up: widen it.
             self.reweight();
         }
-        let config = weighted::draw(&mut self.rng, &self.weights, &self.explored)?;
+        // Arms only differ once there are scores; before that, no arm deserves credit.
+        let arm = if self.raw.is_empty() {
+            None
+        } else {
+            Some(self.bandit.choose(&mut self.rng))
+        };
+        let config = weighted::draw(
+            &mut self.rng,
+            &self.weights[arm.unwrap_or(0)],
+            &self.explored,
+        )?;
+        self.pending_arm = arm;
         self.batch_left -= 1;
         Some(Request {
             config,
@@ -284,7 +260,17 @@ impl Searcher for ProfileSearch {
     fn observe(&mut self, request: Request, outcome: &Measurement) {
         let c = request.config;
         self.explored[c] = true;
-        self.weights[c] = 0.0;
+        for weights in &mut self.weights {
+            weights[c] = 0.0;
+        }
+        if let (Some(arm), false) = (self.pending_arm.take(), request.profile) {
+            let success = match (outcome.runtime_us, self.best) {
+                (Some(t), Some((_, b))) => t <= b * self.setup.guidance.success_factor,
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            self.bandit.reward(arm, success);
+        }
         if let Some(t) = outcome.runtime_us {
             if self.best.is_none_or(|(_, b)| t < b) {
                 self.best = Some((c, t));

@@ -28,16 +28,22 @@ pub struct ScoreOptions {
     pub floor: f64,
     /// Which counters take part.
     pub zero_policy: ZeroPolicy,
+    /// Smallest score magnitude treated as a real difference: scores are normalised by
+    /// `max(s_max, scale)` and `min(s_min, −scale)`, so when every candidate is predicted to change
+    /// the counters by a negligible amount the weights stay near uniform instead of the exponent
+    /// blowing model noise up into a 256:1 preference. 0 is the paper's mapping.
+    pub scale: f64,
 }
 
 impl ScoreOptions {
-    /// Options from the rules' constants.
+    /// Options from the rules' constants, with the paper's normalisation (no score scale).
     pub fn new(constants: &ReactionConstants, zero_policy: ZeroPolicy) -> Self {
         ScoreOptions {
             exponent: constants.exponent,
             cutoff: constants.cutoff,
             floor: constants.floor,
             zero_policy,
+            scale: 0.0,
         }
     }
 }
@@ -133,7 +139,7 @@ pub fn weights(
 ) {
     let exponent = options.exponent * temper;
     let floor = options.floor.powf(temper);
-    let (mut s_min, mut s_max) = (0.0f64, 0.0f64);
+    let (mut s_min, mut s_max) = (-options.scale, options.scale);
     for (&s, &e) in raw.iter().zip(explored) {
         if !e {
             s_min = s_min.min(s);
@@ -199,6 +205,7 @@ mod tests {
             cutoff: -0.25,
             floor: 1e-4,
             zero_policy: ZeroPolicy::SkipZero,
+            scale: 0.0,
         };
         let raw = [0.0, 0.2, 0.1, -0.1, -0.3, 0.4];
         let explored = [true, false, false, false, false, true];

@@ -1,0 +1,98 @@
+//! How the profile-based searcher turns scores into draws, and how that adapts during a run.
+
+use serde::Serialize;
+
+/// What to do when no unexplored configuration scores above zero, i.e. the counters ask for changes
+/// that nothing left can deliver.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum WhenNoGain {
+    /// Keep drawing by score (the paper): the draws pile onto configurations that merely look
+    /// neutral (score 0).
+    Scores,
+    /// Draw uniformly among the unexplored configurations.
+    Uniform,
+    /// Draw by score among the unexplored configurations within `radius` tuning parameters of the
+    /// best one, widening the ring when it is used up (local search, paper §3.9.1).
+    Local {
+        /// Largest number of tuning parameters in which a neighbour differs from the best.
+        radius: usize,
+    },
+}
+
+/// The searcher's guidance policy. [`Guidance::paper`] is the published behaviour.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Guidance {
+    /// Profile the best configuration every round even when its counters are already known.
+    pub reprofile_known: bool,
+    /// Multiply the exponent by this after each round that did not improve on the best.
+    pub stale_decay: Option<f64>,
+    /// Behaviour when no candidate scores above zero.
+    pub when_no_gain: WhenNoGain,
+    /// Guidance strengths (factors on the exponent: 1 = the paper's, 0 = uniform) among which a
+    /// Thompson-sampling bandit picks for every plain test; a single entry means no bandit.
+    pub arms: Vec<f64>,
+    /// A plain test counts as a success for its arm when its runtime is at most this factor times
+    /// the best runtime measured before it.
+    pub success_factor: f64,
+}
+
+impl Guidance {
+    /// As published: fixed exponent, re-profiling, scores even when nothing scores above zero.
+    pub fn paper() -> Self {
+        Guidance {
+            reprofile_known: true,
+            stale_decay: None,
+            when_no_gain: WhenNoGain::Scores,
+            arms: vec![1.0],
+            success_factor: 1.0,
+        }
+    }
+
+    /// The paper's loop without spending tests on re-profiling known configurations.
+    pub fn fixed() -> Self {
+        Guidance {
+            reprofile_known: false,
+            ..Guidance::paper()
+        }
+    }
+
+    /// Exponent tempering by `decay` per stale round.
+    pub fn tempered(decay: f64) -> Self {
+        Guidance {
+            stale_decay: Some(decay),
+            ..Guidance::fixed()
+        }
+    }
+
+    /// Uniform draws when nothing scores above zero.
+    pub fn uniform() -> Self {
+        Guidance {
+            when_no_gain: WhenNoGain::Uniform,
+            ..Guidance::fixed()
+        }
+    }
+
+    /// Local search around the best when nothing scores above zero.
+    pub fn local(radius: usize) -> Self {
+        Guidance {
+            when_no_gain: WhenNoGain::Local { radius },
+            ..Guidance::fixed()
+        }
+    }
+
+    /// Local search when nothing scores above zero, plus a bandit between full guidance and
+    /// uniform draws that learns, per run, whether guided picks beat unguided ones.
+    pub fn adaptive(radius: usize) -> Self {
+        Guidance {
+            arms: vec![1.0, 0.0],
+            success_factor: 1.2,
+            ..Guidance::local(radius)
+        }
+    }
+
+    /// Exponent factor after `stale_rounds` rounds without improvement.
+    pub fn temper(&self, stale_rounds: u32) -> f64 {
+        self.stale_decay
+            .map_or(1.0, |d| d.powi(stale_rounds.min(1000) as i32))
+    }
+}
