@@ -1,7 +1,9 @@
 //! Command-line interface: argument definitions and the commands they run.
 
 mod args;
+mod record;
 mod simulate;
+mod tune;
 
 pub use args::{Cli, Command};
 
@@ -16,5 +18,7 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Simulate(a) => simulate::simulate(&a),
         Command::Compare(a) => simulate::compare(&a),
+        Command::Tune(a) => tune::tune(&a),
+        Command::Record(a) => record::record(&a),
     }
 }

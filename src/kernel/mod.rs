@@ -108,7 +108,7 @@ impl KernelDescription {
             Error::parse(path, line, e.message().trim().to_string())
         })?;
         let at = |span: std::ops::Range<usize>| line_of(text, span.start);
-        let kernel_line = 1;
+        let kernel_line = text.find("[kernel]").map_or(1, |i| line_of(text, i));
 
         let mut problem: Vec<(usize, String, f64)> = Vec::new();
         for (name, v) in &raw.problem {
@@ -279,8 +279,13 @@ impl KernelDescription {
         };
         let repetitions = positive(raw.kernel.repetitions.as_ref(), "repetitions", 10, 1)?;
         let warmup = positive(raw.kernel.warmup.as_ref(), "warmup", 1, 0)?;
-        if raw.kernel.name.trim().is_empty() {
-            return Err(Error::parse(path, kernel_line, "kernel.name is empty"));
+        check_identifier(&raw.kernel.name, "kernel.name", path, kernel_line)?;
+        if raw.kernel.compiler_options.iter().any(|o| o.contains('\0')) {
+            return Err(Error::parse(
+                path,
+                kernel_line,
+                "kernel.compiler_options contains a NUL byte",
+            ));
         }
         let dir = path.parent().unwrap_or(Path::new("."));
         Ok(KernelDescription {
