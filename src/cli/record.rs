@@ -183,6 +183,7 @@ pub fn record(args: &RecordArgs) -> Result<()> {
         path.display()
     );
     let bar = progress(space.len() as u64);
+    bar.set_position(open.steps.len().min(space.len()) as u64);
     let mut searcher = Exhaustive::new(space.len(), profile);
     run_live(
         &mut backend,

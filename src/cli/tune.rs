@@ -259,6 +259,8 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
     );
     let len = stop.max_tests.unwrap_or(space.len()).min(space.len()) as u64;
     let bar = progress(len);
+    // Replayed tests do not pass through the journal callback: start the bar where they end.
+    bar.set_position(resumed.min(len as usize) as u64);
     let history = run_live(&mut backend, searcher.as_mut(), &stop, &mut open, &bar)?;
     print!(
         "{}",
