@@ -12,6 +12,8 @@ pub mod device;
 pub mod error;
 pub mod experiment;
 pub mod expert;
+pub mod journal;
+pub mod kernel;
 pub mod model;
 pub mod rules;
 pub mod search;

@@ -29,6 +29,10 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Train a counter model (decision trees from tuning parameters to counters) on a recorded space.
     Train(TrainArgs),
+    /// Tune a kernel live on the GPU of this machine (NVRTC, CUDA events, CUPTI).
+    Tune(TuneArgs),
+    /// Measure and profile every configuration of a kernel on this GPU and write replay data.
+    Record(RecordArgs),
 }
 
 /// Searchers that can be named on the command line.
@@ -177,6 +181,13 @@ pub struct ExpertArgs {
     /// Extra device table (TOML, as `expert_rules/devices.toml`).
     #[arg(long)]
     pub devices: Option<PathBuf>,
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+/// Knobs of the expert system and the profile-based searcher, shared by replay and live tuning.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
     /// The kernel is compute-bound: react to instruction bottlenecks above 0.5 instead of 0.7.
     #[arg(long)]
     pub compute_bound: bool,
@@ -202,7 +213,7 @@ pub struct ExpertArgs {
     pub radius: usize,
 }
 
-impl ExpertArgs {
+impl SearchArgs {
     /// The guidance these arguments select.
     pub fn guidance(&self) -> Guidance {
         match self.guidance {
@@ -330,4 +341,55 @@ pub struct TrainArgs {
     /// Extra device table (TOML) merged over the built-in one.
     #[arg(long)]
     pub devices: Option<PathBuf>,
+}
+
+/// What live commands share: the kernel, the GPU and the journal.
+#[derive(Debug, Args)]
+pub struct LiveArgs {
+    /// Kernel description file (TOML; see docs/tuning-on-your-gpu.md).
+    #[arg(long)]
+    pub kernel: PathBuf,
+    /// CUDA device ordinal of the GPU to use.
+    #[arg(long, default_value_t = 0)]
+    pub gpu_index: usize,
+    /// Results journal, one JSON line per measured test (default: derived from the kernel file).
+    #[arg(long)]
+    pub journal: Option<PathBuf>,
+    /// Continue the run recorded in the journal without re-running its tests.
+    #[arg(long)]
+    pub resume: bool,
+}
+
+/// Arguments of `tune`.
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// The searcher.
+    #[arg(long, value_enum, default_value_t = SearcherKind::Random)]
+    pub searcher: SearcherKind,
+    /// Counter model for the profile-based searcher (models/NAME.json).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Seed of the searcher's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Stop after this many tests.
+    #[arg(long)]
+    pub budget: Option<usize>,
+    /// Stop after this many seconds of testing.
+    #[arg(long)]
+    pub time: Option<f64>,
+}
+
+/// Arguments of `record`.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// Where to write the replay data (KTT CSV, readable by `simulate --space`).
+    #[arg(long)]
+    pub out: PathBuf,
 }

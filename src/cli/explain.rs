@@ -21,7 +21,10 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     let (predictions, generation) = match &model {
         Some(m) => {
             m.check_space(&dataset.space)?;
-            (Predictions::new(&m.predict(&dataset.space)?), m.generation())
+            (
+                Predictions::new(&m.predict(&dataset.space)?),
+                m.generation(),
+            )
         }
         None => (
             Predictions::new(&counters),
@@ -30,8 +33,8 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     };
     let expert = ExpertOptions::new(
         &rules.reaction,
-        args.expert.compute_bound,
-        args.expert.formula.into(),
+        args.expert.search.compute_bound,
+        args.expert.search.formula.into(),
     );
     let bottlenecks = analyze(&counters[id], &device, &expert);
     let delta = react(&bottlenecks, generation, &expert);
@@ -40,7 +43,7 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
         &predictions,
         id,
         &delta,
-        args.expert.zero_policy.into(),
+        args.expert.search.zero_policy.into(),
         &mut raw,
     );
     let mut explored = vec![false; dataset.len()];
@@ -49,7 +52,7 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     weights(
         &raw,
         &explored,
-        &ScoreOptions::new(&rules.reaction, args.expert.zero_policy.into()),
+        &ScoreOptions::new(&rules.reaction, args.expert.search.zero_policy.into()),
         1.0,
         &mut w,
     );

@@ -2,9 +2,11 @@
 
 mod args;
 mod explain;
+mod record;
 mod setup;
 mod simulate;
 mod train;
+mod tune;
 
 pub use args::{Cli, Command};
 
@@ -23,5 +25,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Compare(a) => simulate::compare(&a),
         Command::Explain(a) => explain::explain(&a),
         Command::Train(a) => train::train(&a),
+        Command::Tune(a) => tune::tune(&a),
+        Command::Record(a) => record::record(&a),
     }
 }

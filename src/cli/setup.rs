@@ -1,6 +1,6 @@
 //! Shared set-up of the commands: which GPU recorded a file, its canonical counters, the searchers.
 
-use super::args::{ExpertArgs, SearcherKind};
+use super::args::{ExpertArgs, SearchArgs, SearcherKind};
 use crate::counters::{CounterValues, Generation};
 use crate::data::Dataset;
 use crate::device::DeviceInfo;
@@ -10,6 +10,7 @@ use crate::model::CounterModel;
 use crate::rules::Rules;
 use crate::search::profile::{Guidance, Predictions, ProfileFactory, ProfileSetup, ScoreOptions};
 use crate::search::{RandomFactory, SearcherFactory};
+use crate::space::TuningSpace;
 use std::sync::Arc;
 
 /// Loads the rules named by the arguments.
@@ -101,35 +102,25 @@ pub fn searcher_factory(
     let (predictions, prediction_generation) = match model {
         Some(m) => {
             m.check_space(&dataset.space)?;
-            (Predictions::new(&m.predict(&dataset.space)?), m.generation())
+            (
+                Predictions::new(&m.predict(&dataset.space)?),
+                m.generation(),
+            )
         }
         None => (
             Predictions::new(&counters),
             Generation::of_compute_capability(device.compute_capability),
         ),
     };
-    let setup = ProfileSetup {
+    let setup = profile_setup(
+        kind,
         predictions,
         prediction_generation,
         device,
-        expert: ExpertOptions::new(&rules.reaction, args.compute_bound, args.formula.into()),
-        score: ScoreOptions {
-            scale: if kind == SearcherKind::ProfilePaper {
-                0.0
-            } else {
-                args.score_scale
-            },
-            ..ScoreOptions::new(&rules.reaction, args.zero_policy.into())
-        },
-        plain_tests: rules.reaction.plain_tests_per_profile,
-        guidance: if kind == SearcherKind::ProfilePaper {
-            Guidance::paper()
-        } else {
-            args.guidance()
-        },
-        space: Arc::new(dataset.space.clone()),
-        label: kind.name().into(),
-    };
+        &rules,
+        &args.search,
+        &dataset.space,
+    );
     Ok(PreparedSearch {
         factory: Box::new(ProfileFactory::new(setup)),
         counters: Some(Arc::new(counters)),
@@ -139,4 +130,36 @@ pub fn searcher_factory(
 /// The model named by `--model`, if any.
 pub fn load_model(args: &ExpertArgs) -> Result<Option<CounterModel>> {
     args.model.as_deref().map(CounterModel::load).transpose()
+}
+
+/// The profile-based searcher's shared set-up from its parts; `kind` `ProfilePaper` forces the
+/// published guidance and normalisation whatever `search` says.
+pub fn profile_setup(
+    kind: SearcherKind,
+    predictions: Predictions,
+    prediction_generation: Generation,
+    device: DeviceInfo,
+    rules: &Rules,
+    search: &SearchArgs,
+    space: &TuningSpace,
+) -> ProfileSetup {
+    let paper = kind == SearcherKind::ProfilePaper;
+    ProfileSetup {
+        predictions,
+        prediction_generation,
+        device,
+        expert: ExpertOptions::new(&rules.reaction, search.compute_bound, search.formula.into()),
+        score: ScoreOptions {
+            scale: if paper { 0.0 } else { search.score_scale },
+            ..ScoreOptions::new(&rules.reaction, search.zero_policy.into())
+        },
+        plain_tests: rules.reaction.plain_tests_per_profile,
+        guidance: if paper {
+            Guidance::paper()
+        } else {
+            search.guidance()
+        },
+        space: Arc::new(space.clone()),
+        label: kind.name().into(),
+    }
 }

@@ -4,12 +4,12 @@ use super::args::{
     CompareArgs, ExpertArgs, Format, RunArgs, SearcherKind, SimulateArgs, SpaceArgs,
 };
 use super::setup::{load_model, searcher_factory};
-use crate::model::CounterModel;
 use crate::data::{self, Dataset, ReadOptions};
 use crate::error::Result;
 use crate::experiment::{
     self, print_comparison, print_simulation, print_summary, Repetition, SpaceFacts, StepStats,
 };
+use crate::model::CounterModel;
 use std::sync::Arc;
 
 /// Reads the space named by `args`.
@@ -49,7 +49,13 @@ fn run_one(
 /// `pcsearch simulate`.
 pub fn simulate(args: &SimulateArgs) -> Result<()> {
     let dataset = load_space(&args.space)?;
-    let stats = run_one(args.searcher, &dataset, &args.run, &args.expert, load_model(&args.expert)?.as_ref())?;
+    let stats = run_one(
+        args.searcher,
+        &dataset,
+        &args.run,
+        &args.expert,
+        load_model(&args.expert)?.as_ref(),
+    )?;
     print_simulation(
         &SpaceFacts::of(&dataset),
         args.searcher.name(),

@@ -1,1 +1,522 @@
 //! Live tuning on an NVIDIA GPU through cudarc (NVRTC, driver, CUPTI) and NVML.
+//!
+//! [`CudaBackend`] implements the same [`Backend`] trait as replay: each test compiles the
+//! configuration with NVRTC (tuning parameters as `-D` defines), launches it, optionally checks its
+//! output against a reference configuration, times it with CUDA events (warm-up, repetitions,
+//! median), and, when profiled, collects counters with CUPTI's range profiler. Every library is
+//! loaded at run time; [`libs`] checks they exist before cudarc is touched.
+
+pub mod device;
+pub mod libs;
+pub mod metrics;
+mod profiler;
+pub mod run;
+
+pub use device::DeviceFacts;
+pub use metrics::{MetricPlan, PRE_VOLTA};
+
+use crate::backend::{Backend, Measurement};
+use crate::error::{Error, Result};
+use crate::kernel::{args, ArgumentKind, HostData, KernelDescription, LaunchGeometry, Scope};
+use crate::rules::Rules;
+use crate::space::{ConfigId, TuningSpace};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
+use cudarc::nvrtc::{CompileError, CompileOptions};
+use profiler::RangeProfiler;
+use run::{ArgRef, DeviceBuf, Fail};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// What a test produced besides its [`Measurement`]: what the journal and `record` keep.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TestDetails {
+    /// Raw profiler metric values by name (profiled tests).
+    pub metrics: Vec<(String, f64)>,
+    /// NVRTC's log, when compilation failed.
+    pub compiler_log: Option<String>,
+    /// The launch, when the geometry was valid.
+    pub geometry: Option<LaunchGeometry>,
+}
+
+/// Shared slot through which the backend hands each test's details to whoever records them.
+pub type DetailsSlot = Rc<RefCell<Option<TestDetails>>>;
+
+/// A compiled kernel, or why it failed and NVRTC's log.
+type CompileResult = std::result::Result<Rc<Compiled>, (String, Option<String>)>;
+
+struct Compiled {
+    module: Arc<CudaModule>,
+    function: CudaFunction,
+}
+
+/// A backend that runs configurations of a kernel description on a GPU.
+pub struct CudaBackend {
+    desc: KernelDescription,
+    space: TuningSpace,
+    source: String,
+    facts: DeviceFacts,
+    rules: Rules,
+    stream: Arc<CudaStream>,
+    compiled: HashMap<ConfigId, CompileResult>,
+    buffers: Vec<Option<(usize, DeviceBuf)>>,
+    constants: HashMap<(usize, usize), HostData>,
+    reference: Option<Vec<f64>>,
+    plan: std::result::Result<MetricPlan, String>,
+    profiler: Option<std::result::Result<RangeProfiler, String>>,
+    broken: Option<String>,
+    details: DetailsSlot,
+}
+
+impl CudaBackend {
+    /// Opens GPU `ordinal` for `desc`, whose enumerated space is `space`.
+    ///
+    /// Fails with one sentence when the driver or NVRTC library is missing, before any cudarc call.
+    pub fn open(
+        desc: KernelDescription,
+        space: TuningSpace,
+        ordinal: usize,
+        rules: Rules,
+    ) -> Result<CudaBackend> {
+        libs::require_driver()?;
+        libs::require_nvrtc()?;
+        let source = desc.read_source()?;
+        let count = CudaContext::device_count().map_err(|e| {
+            Error::Device(format!(
+                "the CUDA driver found no usable GPU ({})",
+                run::describe(e)
+            ))
+        })?;
+        if ordinal >= count.max(0) as usize {
+            return Err(Error::invalid(format!(
+                "--gpu-index {ordinal} does not exist: the driver sees {count} GPU(s)"
+            )));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| {
+            Error::Device(format!("cannot open GPU {ordinal}: {}", run::describe(e)))
+        })?;
+        // One stream, one kernel at a time: cudarc's per-buffer events would only add work
+        // between the timing events.
+        // SAFETY: no other stream uses these buffers.
+        unsafe { ctx.disable_event_tracking() };
+        let facts = device::query(&ctx)?;
+        let plan = MetricPlan::for_device(&rules, facts.compute_capability);
+        let buffers = desc.arguments.iter().map(|_| None).collect();
+        Ok(CudaBackend {
+            stream: ctx.default_stream(),
+            desc,
+            space,
+            source,
+            facts,
+            rules,
+            compiled: HashMap::new(),
+            buffers,
+            constants: HashMap::new(),
+            reference: None,
+            plan,
+            profiler: None,
+            broken: None,
+            details: Rc::new(RefCell::new(None)),
+        })
+    }
+
+    /// The GPU's facts.
+    pub fn facts(&self) -> &DeviceFacts {
+        &self.facts
+    }
+
+    /// The slot where each test leaves its [`TestDetails`].
+    pub fn details(&self) -> DetailsSlot {
+        self.details.clone()
+    }
+
+    /// Metric names profiled tests report, in order; `Err` says why counters are unavailable.
+    pub fn metric_names(&self) -> std::result::Result<&[String], &str> {
+        self.plan
+            .as_ref()
+            .map(|p| p.names.as_slice())
+            .map_err(String::as_str)
+    }
+
+    fn compile(&mut self, config: ConfigId) -> std::result::Result<Rc<Compiled>, Fail> {
+        if let Some(done) = self.compiled.get(&config) {
+            return done.clone().map_err(|(reason, _)| Fail::Invalid(reason));
+        }
+        let values = self.space.config(config).to_vec();
+        let cc = self.facts.compute_capability;
+        let mut options = self.desc.compile_options(&values);
+        options.push(format!(
+            "--gpu-architecture=compute_{}",
+            (cc * 10.0).round() as u32
+        ));
+        let opts = CompileOptions {
+            options,
+            name: Some(self.desc.source_path.display().to_string()),
+            ..CompileOptions::default()
+        };
+        let result = match cudarc::nvrtc::compile_ptx_with_opts(&self.source, opts) {
+            Err(CompileError::CompileError { log, .. }) => Err((
+                "compilation failed (see compiler_log)".to_string(),
+                Some(log.to_string_lossy().into_owned()),
+            )),
+            Err(other) => Err((format!("NVRTC failed: {other:?}"), None)),
+            Ok(ptx) => match self.stream.context().load_module(ptx) {
+                Err(e) => Err((format!("loading the module failed: {}", run::describe(e)), None)),
+                Ok(module) => match module.load_function(&self.desc.name) {
+                    Err(e) => Err((
+                        format!(
+                            "kernel `{}` not found in the module ({}): is it declared extern \"C\"?",
+                            self.desc.name,
+                            run::describe(e)
+                        ),
+                        None,
+                    )),
+                    Ok(function) => Ok(Rc::new(Compiled { module, function })),
+                },
+            },
+        };
+        self.compiled.insert(config, result.clone());
+        result.map_err(|(reason, _)| Fail::Invalid(reason))
+    }
+
+    /// Allocates and initialises buffers whose length changed, and copies `__constant__` data.
+    fn prepare(
+        &mut self,
+        scope: &Scope,
+        compiled: &Compiled,
+    ) -> std::result::Result<Vec<HostData>, Fail> {
+        let mut scalars = Vec::new();
+        for (i, arg) in self.desc.arguments.iter().enumerate() {
+            match &arg.kind {
+                ArgumentKind::Scalar { value } => {
+                    scalars.push(args::scalar(
+                        arg.element,
+                        value.number(scope).map_err(Fail::Invalid)?,
+                    ));
+                }
+                ArgumentKind::Buffer { length, init } => {
+                    let n = length_of(length, scope)?;
+                    if self.buffers[i].as_ref().is_some_and(|(len, _)| *len == n) {
+                        continue;
+                    }
+                    self.buffers[i] = None;
+                    let data =
+                        args::generate(arg.element, init, n, scope).map_err(Fail::Invalid)?;
+                    let buf = run::upload(&self.stream, &data).map_err(run::classify)?;
+                    self.buffers[i] = Some((n, buf));
+                }
+                ArgumentKind::Constant { length, init, when } => {
+                    if let Some(w) = when {
+                        if !w.boolean(scope).map_err(Fail::Invalid)? {
+                            continue;
+                        }
+                    }
+                    let n = length_of(length, scope)?;
+                    let data = match self.constants.get(&(i, n)) {
+                        Some(d) => d.clone(),
+                        None => {
+                            let d = args::generate(arg.element, init, n, scope)
+                                .map_err(Fail::Invalid)?;
+                            self.constants.insert((i, n), d.clone());
+                            d
+                        }
+                    };
+                    copy_constant(&self.stream, &compiled.module, &arg.name, &data)?;
+                }
+            }
+        }
+        Ok(scalars)
+    }
+
+    /// Compiles, prepares and launches `config` once with the checked output zeroed; returns the
+    /// geometry, compiled kernel, scalars and that output (when there is a check).
+    #[allow(clippy::type_complexity)]
+    fn first_run(
+        &mut self,
+        config: ConfigId,
+        details: &mut TestDetails,
+    ) -> std::result::Result<
+        (
+            LaunchGeometry,
+            Rc<Compiled>,
+            Vec<HostData>,
+            Option<Vec<f64>>,
+        ),
+        Fail,
+    > {
+        let values = self.space.config(config).to_vec();
+        let scope = self.desc.scope(&values);
+        let geometry = self
+            .desc
+            .launch
+            .evaluate(&scope, &self.facts.limits)
+            .map_err(Fail::Invalid)?;
+        details.geometry = Some(geometry);
+        let compiled = match self.compile(config) {
+            Ok(c) => c,
+            Err(f) => {
+                if let Some(Err((_, log))) = self.compiled.get(&config) {
+                    details.compiler_log = log.clone();
+                }
+                return Err(f);
+            }
+        };
+        let scalars = self.prepare(&scope, &compiled)?;
+        let output = self.desc.check.as_ref().map(|c| c.output);
+        if let Some(o) = output {
+            if let Some((_, b)) = self.buffers[o].as_mut() {
+                run::zero(&self.stream, b).map_err(run::classify)?;
+            }
+        }
+        {
+            let refs = arg_refs(&self.desc, &self.buffers, &scalars);
+            run::launch(&self.stream, &compiled.function, &geometry, &refs)
+                .map_err(run::classify)?;
+        }
+        self.stream.synchronize().map_err(run::classify)?;
+        let result = match output.and_then(|o| self.buffers[o].as_ref()) {
+            Some((_, b)) => Some(run::download(&self.stream, b).map_err(run::classify)?),
+            None => None,
+        };
+        Ok((geometry, compiled, scalars, result))
+    }
+
+    fn reference_output(&mut self) -> Result<Vec<f64>> {
+        if let Some(r) = &self.reference {
+            return Ok(r.clone());
+        }
+        let Some(check) = self.desc.check.clone() else {
+            return Ok(Vec::new());
+        };
+        let id = check.reference_config(&self.space, &self.desc.path)?;
+        let mut details = TestDetails::default();
+        match self.first_run(id, &mut details) {
+            Ok((_, _, _, Some(out))) => {
+                self.reference = Some(out.clone());
+                Ok(out)
+            }
+            Ok(_) => Ok(Vec::new()),
+            Err(Fail::Invalid(r) | Fail::Fatal(r)) => Err(Error::Device(format!(
+                "the reference configuration {} failed, so outputs cannot be checked: {r}{}",
+                self.space.describe(id),
+                details
+                    .compiler_log
+                    .map(|l| format!("\n{l}"))
+                    .unwrap_or_default()
+            ))),
+        }
+    }
+
+    /// Sets up CUPTI on the first profiled test, narrowing the metric plan to what the chip accepts.
+    fn ensure_profiler(&mut self) {
+        let Ok(plan) = &self.plan else {
+            return;
+        };
+        if self.profiler.is_some() {
+            return;
+        }
+        if let Some(problem) = libs::cupti_problem() {
+            self.profiler = Some(Err(problem));
+            return;
+        }
+        match RangeProfiler::new(
+            self.stream.context().cu_ctx(),
+            self.facts.ordinal,
+            &plan.names,
+        ) {
+            Ok((profiler, accepted)) => {
+                let mut narrowed = plan.clone();
+                narrowed.restrict(&self.rules, &accepted);
+                self.plan = Ok(narrowed);
+                self.profiler = Some(Ok(profiler));
+            }
+            Err(reason) => self.profiler = Some(Err(reason)),
+        }
+    }
+
+    fn test(
+        &mut self,
+        config: ConfigId,
+        profile: bool,
+        details: &mut TestDetails,
+    ) -> std::result::Result<(f64, Option<crate::counters::CounterValues>), Fail> {
+        if profile {
+            self.ensure_profiler();
+        }
+        let (geometry, compiled, scalars, output) = self.first_run(config, details)?;
+        if let (Some(out), Some(check)) = (output, self.desc.check.clone()) {
+            let reference = self
+                .reference_output()
+                .map_err(|e| Fail::Fatal(e.to_string()))?;
+            args::compare(&out, &reference, check.tolerance).map_err(Fail::Invalid)?;
+        }
+        let refs = arg_refs(&self.desc, &self.buffers, &scalars);
+        let mut launch = || run::launch(&self.stream, &compiled.function, &geometry, &refs);
+        for _ in 1..self.desc.warmup {
+            launch().map_err(run::classify)?;
+        }
+        let times = run::time_launches(&self.stream, self.desc.repetitions, &mut launch)
+            .map_err(run::classify)?;
+        let runtime = run::median(&times);
+        if !profile {
+            return Ok((runtime, None));
+        }
+        let plan = match &self.plan {
+            Ok(p) => p.clone(),
+            Err(reason) => return Err(Fail::Invalid(reason.clone())),
+        };
+        let profiler = match &mut self.profiler {
+            Some(Ok(p)) => p,
+            Some(Err(reason)) => {
+                return Err(Fail::Invalid(format!("counters unavailable: {reason}")))
+            }
+            None => {
+                return Err(Fail::Invalid(
+                    "counters unavailable: the profiler was not set up".into(),
+                ))
+            }
+        };
+        let stream = &self.stream;
+        let mut once = || {
+            run::launch(stream, &compiled.function, &geometry, &refs)
+                .and_then(|_| stream.synchronize())
+                .map_err(run::describe)
+        };
+        let raw = profiler
+            .profile(&mut once)
+            .map_err(|r| Fail::Invalid(format!("profiling failed: {r}")))?;
+        details.metrics = plan
+            .names
+            .iter()
+            .cloned()
+            .zip(raw.iter().copied())
+            .collect();
+        let counters = plan.counters(
+            &raw,
+            geometry.global_size() as f64,
+            geometry.local_size() as f64,
+        );
+        Ok((runtime, Some(counters)))
+    }
+}
+
+/// The launch arguments, in kernel parameter order (constants are not arguments).
+fn arg_refs<'a>(
+    desc: &KernelDescription,
+    buffers: &'a [Option<(usize, DeviceBuf)>],
+    scalars: &'a [HostData],
+) -> Vec<ArgRef<'a>> {
+    let mut s = scalars.iter();
+    let mut out = Vec::new();
+    for (arg, buf) in desc.arguments.iter().zip(buffers) {
+        match arg.kind {
+            ArgumentKind::Scalar { .. } => {
+                if let Some(v) = s.next() {
+                    out.push(ArgRef::Scalar(v));
+                }
+            }
+            ArgumentKind::Buffer { .. } => {
+                if let Some((_, b)) = buf {
+                    out.push(ArgRef::Buffer(b));
+                }
+            }
+            ArgumentKind::Constant { .. } => {}
+        }
+    }
+    out
+}
+
+fn length_of(length: &crate::kernel::Expr, scope: &Scope) -> std::result::Result<usize, Fail> {
+    let n = length.integer(scope).map_err(Fail::Invalid)?;
+    if n < 1 {
+        return Err(Fail::Invalid(format!(
+            "{} `{}` gives {n}; lengths must be positive",
+            length.role, length.text
+        )));
+    }
+    Ok(n as usize)
+}
+
+fn copy_constant(
+    stream: &Arc<CudaStream>,
+    module: &Arc<CudaModule>,
+    name: &str,
+    data: &HostData,
+) -> std::result::Result<(), Fail> {
+    let mut symbol = module.get_global(name, stream).map_err(|e| {
+        Fail::Invalid(format!(
+            "no __constant__ symbol `{name}` in the module ({})",
+            run::describe(e)
+        ))
+    })?;
+    let bytes = data.len()
+        * match data {
+            HostData::F64(_) => 8,
+            _ => 4,
+        };
+    if bytes > symbol.len() {
+        return Err(Fail::Invalid(format!(
+            "__constant__ `{name}` holds {} bytes, the argument has {bytes}",
+            symbol.len()
+        )));
+    }
+    // SAFETY: the view is at least `bytes` long (checked above) and reinterpreted as the element
+    // type the description declares for the symbol.
+    let copied = unsafe {
+        match data {
+            HostData::F32(v) => symbol
+                .transmute_mut::<f32>(v.len())
+                .map(|mut d| stream.memcpy_htod(v, &mut d)),
+            HostData::F64(v) => symbol
+                .transmute_mut::<f64>(v.len())
+                .map(|mut d| stream.memcpy_htod(v, &mut d)),
+            HostData::I32(v) => symbol
+                .transmute_mut::<i32>(v.len())
+                .map(|mut d| stream.memcpy_htod(v, &mut d)),
+            HostData::U32(v) => symbol
+                .transmute_mut::<u32>(v.len())
+                .map(|mut d| stream.memcpy_htod(v, &mut d)),
+        }
+    };
+    match copied {
+        None => Err(Fail::Invalid(format!("__constant__ `{name}` is too small"))),
+        Some(r) => r.map_err(run::classify),
+    }
+}
+
+impl Backend for CudaBackend {
+    fn space(&self) -> &TuningSpace {
+        &self.space
+    }
+
+    fn measure(&mut self, config: ConfigId, profile: bool) -> Result<Measurement> {
+        if let Some(cause) = &self.broken {
+            return Err(Error::Device(format!(
+                "the GPU context is unusable after {cause}; run again with --resume to continue past that configuration"
+            )));
+        }
+        let start = Instant::now();
+        let mut details = TestDetails::default();
+        let outcome = self.test(config, profile, &mut details);
+        *self.details.borrow_mut() = Some(details);
+        let cost_s = start.elapsed().as_secs_f64();
+        Ok(match outcome {
+            Ok((runtime, counters)) => Measurement {
+                runtime_us: Some(runtime),
+                counters,
+                failure: None,
+                cost_s,
+            },
+            Err(Fail::Invalid(reason)) => Measurement::failed(reason, cost_s),
+            Err(Fail::Fatal(reason)) => {
+                self.broken = Some(format!(
+                    "{} faulted ({reason})",
+                    self.space.describe(config)
+                ));
+                Measurement::failed(reason, cost_s)
+            }
+        })
+    }
+}
