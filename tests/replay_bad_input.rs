@@ -342,3 +342,47 @@ fn cli_zero_runs_is_an_error() {
     ]);
     assert_clean_failure(&out, &["--runs"]);
 }
+
+#[test]
+fn test_cap_is_honoured_and_zero_is_rejected() {
+    let d = common::load("ktt-paper/mtran/680-mtran_output.csv");
+    let factory = pcsearch::search::RandomFactory { size: d.len() };
+    let mut rep = pcsearch::experiment::Repetition {
+        runs: 200,
+        seed: 3,
+        time_model: TimeModel::default(),
+        max_tests: Some(5),
+    };
+    let runs = pcsearch::experiment::repeat(&d, None, &factory, &rep).unwrap();
+    assert!(runs
+        .iter()
+        .all(|r| r.steps <= 5 && (r.found || r.steps == 5)));
+    // K = 9 of 1784: most runs give up at the cap.
+    assert!(runs.iter().filter(|r| !r.found).count() > 150);
+    // A cap of 0 tests made one test before; it is now an error naming the option.
+    rep.max_tests = Some(0);
+    let err = pcsearch::experiment::repeat(&d, None, &factory, &rep)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("--max-tests"), "{err}");
+    // And the tuning loop itself makes no test under a cap of 0.
+    let mut backend = ReplayBackend::new(d.clone(), None, TimeModel::default());
+    let mut searcher = pcsearch::search::RandomSearch::new(d.len(), 1);
+    let stop = pcsearch::tuning::StopRule {
+        max_tests: Some(0),
+        ..Default::default()
+    };
+    let history =
+        pcsearch::tuning::tune(&mut backend, &mut searcher, &stop, &[], &mut |_| Ok(())).unwrap();
+    assert!(history.steps.is_empty());
+    let out = pcsearch(&[
+        "simulate",
+        "--space",
+        common::replay_file("ktt-paper/coulomb/680-coulomb_output.csv")
+            .to_str()
+            .unwrap(),
+        "--max-tests",
+        "0",
+    ]);
+    assert_clean_failure(&out, &["--max-tests"]);
+}
