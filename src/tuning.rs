@@ -31,12 +31,15 @@ pub struct StopRule {
 
 impl StopRule {
     fn reached(&self, steps: &[Step]) -> bool {
+        // Checked before looking at the last test, so that a cap of 0 tests makes none.
+        if self.max_tests.is_some_and(|n| steps.len() >= n) {
+            return true;
+        }
         let Some(last) = steps.last() else {
             return false;
         };
         self.target_runtime_us
             .is_some_and(|t| last.measurement.runtime_us.is_some_and(|r| r <= t))
-            || self.max_tests.is_some_and(|n| steps.len() >= n)
             || self.max_time_s.is_some_and(|t| last.elapsed_s >= t)
     }
 }

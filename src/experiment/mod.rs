@@ -52,6 +52,9 @@ pub fn repeat(
     if rep.runs == 0 {
         return Err(Error::invalid("--runs must be at least 1"));
     }
+    if rep.max_tests == Some(0) {
+        return Err(Error::invalid("--max-tests must be at least 1"));
+    }
     let threshold = dataset.well_performing_threshold();
     let stop = StopRule {
         target_runtime_us: Some(threshold),
