@@ -77,13 +77,18 @@ impl DeviceTable {
             if d.compute_capability < 1.0 || d.multiprocessors == 0 {
                 return Err(Error::file(
                     path,
-                    format!("device `{}` has an impossible compute capability or SM count", d.key),
+                    format!(
+                        "device `{}` has an impossible compute capability or SM count",
+                        d.key
+                    ),
                 ));
             }
         }
         self.architecture.extend(file.architecture);
-        self.architecture
-            .sort_by(|a, b| a.min_compute_capability.total_cmp(&b.min_compute_capability));
+        self.architecture.sort_by(|a, b| {
+            a.min_compute_capability
+                .total_cmp(&b.min_compute_capability)
+        });
         for d in file.device {
             self.devices.retain(|e| e.key != d.key);
             self.devices.push(d);
@@ -149,7 +154,12 @@ impl DeviceTable {
     }
 
     /// A device built from facts a driver reported, when the table does not know it.
-    pub fn from_facts(&self, name: &str, compute_capability: f64, multiprocessors: u32) -> DeviceInfo {
+    pub fn from_facts(
+        &self,
+        name: &str,
+        compute_capability: f64,
+        multiprocessors: u32,
+    ) -> DeviceInfo {
         let mut info = self.by_name(name).unwrap_or_else(|| DeviceInfo {
             key: name.to_string(),
             name: name.to_string(),
@@ -195,7 +205,10 @@ mod tests {
     #[test]
     fn names_match_with_or_without_vendor_prefix() {
         let t = table();
-        assert_eq!(t.by_name("NVIDIA GeForce RTX 2080 Ti").unwrap().key, "2080ti");
+        assert_eq!(
+            t.by_name("NVIDIA GeForce RTX 2080 Ti").unwrap().key,
+            "2080ti"
+        );
         assert_eq!(t.by_name("GeForce GTX 1070").unwrap().key, "1070");
         assert!(t.by_name("Radeon VII").is_none());
     }

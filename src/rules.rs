@@ -81,7 +81,10 @@ const BUILTIN: &[(&str, &str)] = &[
         "counters-volta.toml",
         include_str!("../expert_rules/counters-volta.toml"),
     ),
-    ("reaction.toml", include_str!("../expert_rules/reaction.toml")),
+    (
+        "reaction.toml",
+        include_str!("../expert_rules/reaction.toml"),
+    ),
     ("devices.toml", include_str!("../expert_rules/devices.toml")),
 ];
 
@@ -115,7 +118,11 @@ impl Rules {
             if map.generation != generation {
                 return Err(Error::file(
                     &path,
-                    format!("key `generation` says {:?}, expected {}", map.generation, generation.name()),
+                    format!(
+                        "key `generation` says {:?}, expected {}",
+                        map.generation,
+                        generation.name()
+                    ),
                 ));
             }
             counter_maps.push(map);
@@ -170,9 +177,15 @@ mod tests {
         )
         .unwrap();
         let err = Rules::load(Some(dir.path()), None).unwrap_err().to_string();
-        assert!(err.contains("reaction.toml") && err.contains("inst_reaction"), "{err}");
+        assert!(
+            err.contains("reaction.toml") && err.contains("inst_reaction"),
+            "{err}"
+        );
         std::fs::write(dir.path().join("reaction.toml"), "inst_reaction = 0.7\n").unwrap();
         let err = Rules::load(Some(dir.path()), None).unwrap_err().to_string();
-        assert!(err.contains("reaction.toml") && err.contains("missing field"), "{err}");
+        assert!(
+            err.contains("reaction.toml") && err.contains("missing field"),
+            "{err}"
+        );
     }
 }

@@ -18,7 +18,11 @@ pub struct ReplayBackend {
 impl ReplayBackend {
     /// Replays `dataset`; `counters` are the canonical counters of every configuration, returned
     /// by profiled tests (without them a profiled test returns only the runtime).
-    pub fn new(dataset: Arc<Dataset>, counters: Option<Arc<Vec<CounterValues>>>, time: TimeModel) -> Self {
+    pub fn new(
+        dataset: Arc<Dataset>,
+        counters: Option<Arc<Vec<CounterValues>>>,
+        time: TimeModel,
+    ) -> Self {
         ReplayBackend {
             dataset,
             counters,

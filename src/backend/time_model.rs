@@ -37,7 +37,12 @@ impl Default for TimeModel {
 
 impl TimeModel {
     /// Seconds a test of a kernel with `runtime_us` costs (`None`: a failed configuration).
-    pub fn cost(&self, runtime_us: Option<f64>, recorded_overhead_us: Option<f64>, profiled: bool) -> f64 {
+    pub fn cost(
+        &self,
+        runtime_us: Option<f64>,
+        recorded_overhead_us: Option<f64>,
+        profiled: bool,
+    ) -> f64 {
         let setup = match recorded_overhead_us {
             Some(o) if self.use_recorded_overhead => o * 1e-6,
             _ => self.compile_s,

@@ -63,7 +63,10 @@ impl CounterMap {
                 ));
             }
             if !src.scale.is_finite() {
-                return Err(Error::file(path, format!("key `counters.{name}.scale` is not finite")));
+                return Err(Error::file(
+                    path,
+                    format!("key `counters.{name}.scale` is not finite"),
+                ));
             }
         }
         Ok(map)
@@ -250,6 +253,9 @@ metrics = ["l2_pct"]
         )
         .unwrap_err()
         .to_string();
-        assert!(err.contains("bad.toml") && err.contains("counters.FOO"), "{err}");
+        assert!(
+            err.contains("bad.toml") && err.contains("counters.FOO"),
+            "{err}"
+        );
     }
 }

@@ -185,7 +185,10 @@ mod tests {
     #[test]
     fn generation_follows_compute_capability() {
         assert_eq!(Generation::of_compute_capability(3.0), Generation::Kepler);
-        assert_eq!(Generation::of_compute_capability(6.1), Generation::MaxwellPascal);
+        assert_eq!(
+            Generation::of_compute_capability(6.1),
+            Generation::MaxwellPascal
+        );
         assert_eq!(Generation::of_compute_capability(7.5), Generation::Volta);
     }
 }

@@ -135,7 +135,9 @@ fn classify(path: &Path, header: &csv::StringRecord, options: &ReadOptions) -> R
             if !header.iter().any(|h| h == p) {
                 return Err(Error::file(
                     path,
-                    format!("parameter `{p}` named with --parameters is not a column of the header"),
+                    format!(
+                        "parameter `{p}` named with --parameters is not a column of the header"
+                    ),
                 ));
             }
         }
@@ -145,7 +147,11 @@ fn classify(path: &Path, header: &csv::StringRecord, options: &ReadOptions) -> R
     let mut metrics = Vec::new();
     for name in header.iter() {
         if header.iter().filter(|h| *h == name).count() > 1 {
-            return Err(Error::parse(path, 1, format!("column `{name}` appears twice")));
+            return Err(Error::parse(
+                path,
+                1,
+                format!("column `{name}` appears twice"),
+            ));
         }
         let column = match name {
             "Kernel name" => Column::Kernel,
@@ -185,7 +191,11 @@ fn classify(path: &Path, header: &csv::StringRecord, options: &ReadOptions) -> R
 
 fn number(path: &Path, line: usize, column: &str, cell: &str) -> Result<f64> {
     let v: f64 = cell.parse().map_err(|_| {
-        Error::parse(path, line, format!("column `{column}`: `{cell}` is not a number"))
+        Error::parse(
+            path,
+            line,
+            format!("column `{column}`: `{cell}` is not a number"),
+        )
     })?;
     if !v.is_finite() {
         return Err(Error::parse(
@@ -227,7 +237,13 @@ pub fn write_ktt_csv(dataset: &Dataset, path: &Path) -> Result<()> {
     header.extend(dataset.space.parameters().iter().cloned());
     header.extend(dataset.metric_names.iter().cloned());
     w.write_record(&header).map_err(io)?;
-    let cell = |v: f64| if v.is_nan() { String::new() } else { format!("{v}") };
+    let cell = |v: f64| {
+        if v.is_nan() {
+            String::new()
+        } else {
+            format!("{v}")
+        }
+    };
     for (id, r) in dataset.records.iter().enumerate() {
         let mut row = vec![
             dataset.kernel.clone(),

@@ -133,8 +133,12 @@ impl DatasetReader for KttJsonReader {
                     .iter()
                     .find(|c| &c.name == p)
                     .ok_or_else(|| at(format!("no value for tuning parameter `{p}`")))?;
-                let v = json_number(&pair.value)
-                    .ok_or_else(|| at(format!("value of `{p}` is not a finite number: {}", pair.value)))?;
+                let v = json_number(&pair.value).ok_or_else(|| {
+                    at(format!(
+                        "value of `{p}` is not a finite number: {}",
+                        pair.value
+                    ))
+                })?;
                 config.push(v);
             }
             if kernel.is_empty() {
@@ -152,18 +156,30 @@ impl DatasetReader for KttJsonReader {
                 }
             }
             let mut metrics = vec![f64::NAN; metric_names.len()];
-            for m in comp.and_then(|c| c.profiling_data.as_ref()).iter().flat_map(|p| &p.counters) {
-                metrics[metric_index[&m.name]] = json_number(&m.value)
-                    .ok_or_else(|| at(format!("counter `{}` is not a finite number: {}", m.name, m.value)))?;
+            for m in comp
+                .and_then(|c| c.profiling_data.as_ref())
+                .iter()
+                .flat_map(|p| &p.counters)
+            {
+                metrics[metric_index[&m.name]] = json_number(&m.value).ok_or_else(|| {
+                    at(format!(
+                        "counter `{}` is not a finite number: {}",
+                        m.name, m.value
+                    ))
+                })?;
             }
-            let local = comp.and_then(|c| c.local_size.as_ref()).map_or(f64::NAN, Dim3::product);
-            let global = comp.and_then(|c| c.global_size.as_ref()).map_or(f64::NAN, |g| {
-                if cuda_grid {
-                    g.product() * local
-                } else {
-                    g.product()
-                }
-            });
+            let local = comp
+                .and_then(|c| c.local_size.as_ref())
+                .map_or(f64::NAN, Dim3::product);
+            let global = comp
+                .and_then(|c| c.global_size.as_ref())
+                .map_or(f64::NAN, |g| {
+                    if cuda_grid {
+                        g.product() * local
+                    } else {
+                        g.product()
+                    }
+                });
             let valid = ok && duration.is_some();
             let record = Record {
                 runtime_us: if valid { duration } else { None },

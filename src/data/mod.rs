@@ -118,7 +118,10 @@ impl Dataset {
 
     /// Number of configurations that ran.
     pub fn valid_count(&self) -> usize {
-        self.records.iter().filter(|r| r.runtime_us.is_some()).count()
+        self.records
+            .iter()
+            .filter(|r| r.runtime_us.is_some())
+            .count()
     }
 
     /// The fastest configuration and its runtime.
@@ -132,7 +135,8 @@ impl Dataset {
 
     /// Runtime at or below which a configuration is well-performing.
     pub fn well_performing_threshold(&self) -> f64 {
-        self.best().map_or(f64::NAN, |(_, t)| t * WELL_PERFORMING_FACTOR)
+        self.best()
+            .map_or(f64::NAN, |(_, t)| t * WELL_PERFORMING_FACTOR)
     }
 
     /// Whether each configuration is well-performing (runtime ≤ 1.1 × best).

@@ -59,7 +59,10 @@ fn print_facts(facts: &SpaceFacts) {
         "configurations {} ({} valid), {} well-performing (<= 1.1 x best)",
         facts.configurations, facts.valid, facts.well_performing
     );
-    println!("best           {:.1} us  {}", facts.best_runtime_us, facts.best_configuration);
+    println!(
+        "best           {:.1} us  {}",
+        facts.best_runtime_us, facts.best_configuration
+    );
 }
 
 fn stats_row(name: &str, s: &StepStats) -> String {
@@ -79,7 +82,13 @@ const STATS_HEADER: &str =
     "searcher             mean  median    p90    max  >100   mean s  median s";
 
 /// Prints one searcher's results on one space, as a table or a JSON object.
-pub fn print_simulation(facts: &SpaceFacts, searcher: &str, seed: u64, stats: &StepStats, json: bool) {
+pub fn print_simulation(
+    facts: &SpaceFacts,
+    searcher: &str,
+    seed: u64,
+    stats: &StepStats,
+    json: bool,
+) {
     let is_random = searcher == "random";
     if json {
         let mut v = merge(facts, json!({ "searcher": searcher, "seed": seed }));
@@ -105,12 +114,20 @@ pub fn print_simulation(facts: &SpaceFacts, searcher: &str, seed: u64, stats: &S
         );
     }
     if stats.not_found > 0 {
-        println!("{} runs hit the test cap without a well-performing configuration", stats.not_found);
+        println!(
+            "{} runs hit the test cap without a well-performing configuration",
+            stats.not_found
+        );
     }
 }
 
 /// Prints several searchers on one space with each one's improvement over the first.
-pub fn print_comparison(facts: &SpaceFacts, seed: u64, results: &[(String, StepStats)], json: bool) {
+pub fn print_comparison(
+    facts: &SpaceFacts,
+    seed: u64,
+    results: &[(String, StepStats)],
+    json: bool,
+) {
     let base = results.first().map_or(f64::NAN, |(_, s)| s.mean_steps);
     let base_median = results.first().map_or(f64::NAN, |(_, s)| s.median_steps);
     if json {
@@ -121,12 +138,18 @@ pub fn print_comparison(facts: &SpaceFacts, seed: u64, results: &[(String, StepS
                 if let Value::Object(o) = &mut v {
                     o.insert("searcher".into(), json!(name));
                     o.insert("improvement".into(), json!(base / s.mean_steps));
-                    o.insert("median_improvement".into(), json!(base_median / s.median_steps));
+                    o.insert(
+                        "median_improvement".into(),
+                        json!(base_median / s.median_steps),
+                    );
                 }
                 v
             })
             .collect();
-        let v = merge(facts, json!({ "seed": seed, "baseline": results.first().map(|r| r.0.clone()), "searchers": searchers }));
+        let v = merge(
+            facts,
+            json!({ "seed": seed, "baseline": results.first().map(|r| r.0.clone()), "searchers": searchers }),
+        );
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return;
     }

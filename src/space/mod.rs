@@ -110,9 +110,9 @@ impl TuningSpace {
     pub fn parse_assignment(&self, text: &str) -> Result<ConfigId> {
         let mut config = vec![f64::NAN; self.parameters.len()];
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (name, value) = part.split_once('=').ok_or_else(|| {
-                Error::invalid(format!("`{part}` is not of the form NAME=VALUE"))
-            })?;
+            let (name, value) = part
+                .split_once('=')
+                .ok_or_else(|| Error::invalid(format!("`{part}` is not of the form NAME=VALUE")))?;
             let name = name.trim();
             let idx = self.parameter_index(name).ok_or_else(|| {
                 Error::invalid(format!(
@@ -121,7 +121,10 @@ impl TuningSpace {
                 ))
             })?;
             let value: f64 = value.trim().parse().map_err(|_| {
-                Error::invalid(format!("value `{}` of `{name}` is not a number", value.trim()))
+                Error::invalid(format!(
+                    "value `{}` of `{name}` is not a number",
+                    value.trim()
+                ))
             })?;
             if !config[idx].is_nan() {
                 return Err(Error::invalid(format!("`{name}` is given twice")));

@@ -9,6 +9,9 @@ pub fn hamming_distance(a: &[f64], b: &[f64]) -> usize {
 mod tests {
     #[test]
     fn counts_differing_parameters() {
-        assert_eq!(super::hamming_distance(&[1.0, 2.0, 3.0], &[1.0, 5.0, 4.0]), 2);
+        assert_eq!(
+            super::hamming_distance(&[1.0, 2.0, 3.0], &[1.0, 5.0, 4.0]),
+            2
+        );
     }
 }
