@@ -119,13 +119,27 @@ fn instruction_counts_are_predicted_on_configurations_never_seen() {
     }
 }
 
+/// Mean errors over ten random halvings.
+fn mean_held_out(bench: &str, selection: Selection) -> Vec<(Counter, Errors)> {
+    let runs: Vec<_> = (1..=10)
+        .map(|seed| held_out(bench, selection, seed))
+        .collect();
+    runs[0]
+        .iter()
+        .map(|(c, _)| {
+            let all: Vec<Errors> = runs.iter().map(|r| get(r, *c)).collect();
+            (*c, Errors::mean(&all))
+        })
+        .collect()
+}
+
 /// Prints held-out and whole-space errors for both selection rules (`-- --ignored --nocapture`).
 #[test]
 #[ignore]
 fn report_accuracy() {
     for bench in ["coulomb", "mtran"] {
-        let refit = held_out(bench, Selection::Refit, 99);
-        let best = held_out(bench, Selection::BestCandidate, 99);
+        let refit = mean_held_out(bench, Selection::Refit);
+        let best = mean_held_out(bench, Selection::BestCandidate);
         let d = load(bench);
         let rules = Rules::builtin().unwrap();
         let gpu = rules.devices.by_key("1070").unwrap();
@@ -141,16 +155,16 @@ fn report_accuracy() {
             let model = CounterModel::train(&d, &rules, &gpu, &options).unwrap();
             whole.push(errors(&d, &model, &model.predict(&d.space).unwrap(), &all));
         }
-        println!("\n{bench}: held-out half (refit | best-candidate), whole space after training on all (refit | best-candidate)");
+        println!("\n{bench}: trained on half, errors on the other half (mean of 10 halvings) | trained on all, errors on all");
         println!(
-            "{:<13} {:>8} {:>7} {:>8} {:>7} | {:>8} {:>8}",
-            "counter", "rel.err", "R2", "rel.err", "R2", "rel.err", "rel.err"
+            "| counter | refit rel.err | refit R² | best-candidate rel.err | best-candidate R² | all: refit rel.err | all: best-candidate rel.err |"
         );
+        println!("|---|---|---|---|---|---|---|");
+        let r2 = |e: Errors| e.r2.map_or("–".into(), |v| format!("{v:.3}"));
         for (i, (c, r)) in refit.iter().enumerate() {
             let b = best[i].1;
-            let r2 = |e: Errors| e.r2.map_or("-".into(), |v| format!("{v:.4}"));
             println!(
-                "{:<13} {:>7.2}% {:>7} {:>7.2}% {:>7} | {:>7.2}% {:>7.2}%",
+                "| {} | {:.2} % | {} | {:.2} % | {} | {:.2} % | {:.2} % |",
                 c.short(),
                 100.0 * r.relative_error,
                 r2(*r),

@@ -72,17 +72,57 @@ impl Node {
 
 /// A regression tree; node 0 is the root and children always come after their parent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(from = "Vec<Node>", into = "Vec<Node>")]
 pub struct FlatTree {
     nodes: Vec<Node>,
+    /// The nodes as prediction walks them: leaves loop to themselves, so a fixed number of steps
+    /// reaches every leaf without a branch per step.
+    steps: Vec<Node>,
+    /// Edges on the longest root-to-leaf path.
+    depth: usize,
+}
+
+impl From<Vec<Node>> for FlatTree {
+    fn from(nodes: Vec<Node>) -> FlatTree {
+        let mut steps = nodes.clone();
+        let mut level = vec![0usize; nodes.len()];
+        for (i, n) in steps.iter_mut().enumerate() {
+            if n.is_leaf() {
+                *n = Node {
+                    feature: 0,
+                    value: n.value,
+                    yes: i as u32,
+                    no: i as u32,
+                };
+            } else {
+                // Out-of-order children are refused by `validate`; skip them here, never index out.
+                let below = level[i] + 1;
+                for c in [n.yes as usize, n.no as usize] {
+                    if c > i && c < level.len() {
+                        level[c] = below;
+                    }
+                }
+            }
+        }
+        let depth = level.iter().copied().max().unwrap_or(0);
+        FlatTree {
+            nodes,
+            steps,
+            depth,
+        }
+    }
+}
+
+impl From<FlatTree> for Vec<Node> {
+    fn from(t: FlatTree) -> Vec<Node> {
+        t.nodes
+    }
 }
 
 impl FlatTree {
     /// A tree that predicts `value` everywhere (a counter constant over the training data).
     pub fn constant(value: f64) -> FlatTree {
-        FlatTree {
-            nodes: vec![Node::leaf(value)],
-        }
+        FlatTree::from(vec![Node::leaf(value)])
     }
 
     /// Flattens a fitted smartcore tree.
@@ -116,7 +156,7 @@ impl FlatTree {
                 _ => Node::leaf(output),
             });
         }
-        let tree = FlatTree { nodes };
+        let tree = FlatTree::from(nodes);
         tree.validate(usize::MAX)?;
         Ok(tree)
     }
@@ -150,19 +190,51 @@ impl FlatTree {
     }
 
     /// The prediction for one configuration (features in the model's parameter order).
-    #[inline]
     pub fn predict(&self, x: &[f64]) -> f64 {
         let mut i = 0;
         loop {
-            let n = &self.nodes[i];
-            if n.is_leaf() {
-                return n.value;
-            }
-            i = if x[n.feature as usize] <= n.value {
+            let n = &self.steps[i];
+            let next = if x[n.feature as usize] <= n.value {
                 n.yes
             } else {
                 n.no
             } as usize;
+            if next == i {
+                return n.value;
+            }
+            i = next;
+        }
+    }
+
+    /// Predictions for many configurations: `rows` holds `out.len()` rows of `width` features.
+    ///
+    /// Walks several rows through the tree in lock step for a fixed number of steps: the walks are
+    /// independent, so their memory loads overlap, and there is no hard-to-predict exit branch.
+    pub fn predict_rows(&self, rows: &[f64], width: usize, out: &mut [f64]) {
+        const LANES: usize = 8;
+        debug_assert_eq!(rows.len(), out.len() * width);
+        let mut outs = out.chunks_exact_mut(LANES);
+        let mut blocks = rows.chunks_exact(LANES * width);
+        for (o, block) in (&mut outs).zip(&mut blocks) {
+            let mut at = [0usize; LANES];
+            for _ in 0..self.depth {
+                for (lane, i) in at.iter_mut().enumerate() {
+                    let n = &self.steps[*i];
+                    let x = block[lane * width + n.feature as usize];
+                    *i = if x <= n.value { n.yes } else { n.no } as usize;
+                }
+            }
+            for (v, &i) in o.iter_mut().zip(&at) {
+                *v = self.steps[i].value;
+            }
+        }
+        let rest = blocks.remainder();
+        for (v, row) in outs
+            .into_remainder()
+            .iter_mut()
+            .zip(rest.chunks_exact(width))
+        {
+            *v = self.predict(row);
         }
     }
 
@@ -212,6 +284,10 @@ mod tests {
             for (r, e) in rows.iter().zip(&expected) {
                 assert_eq!(flat.predict(r), *e);
             }
+            // In lock step too, with a remainder that is not a whole block.
+            let mut batch = vec![0.0; 61];
+            flat.predict_rows(&rows[..61].concat(), 2, &mut batch);
+            assert_eq!(batch, expected[..61]);
             // Unseen values between and beyond the training ones still get a prediction.
             assert!(flat.predict(&[2.5, 100.0]).is_finite());
         }
@@ -219,18 +295,16 @@ mod tests {
 
     #[test]
     fn nodes_round_trip_through_json_and_bad_trees_are_refused() {
-        let tree = FlatTree {
-            nodes: vec![
-                Node {
-                    feature: 1,
-                    value: 0.5,
-                    yes: 1,
-                    no: 2,
-                },
-                Node::leaf(3.0),
-                Node::leaf(-1.25),
-            ],
-        };
+        let tree = FlatTree::from(vec![
+            Node {
+                feature: 1,
+                value: 0.5,
+                yes: 1,
+                no: 2,
+            },
+            Node::leaf(3.0),
+            Node::leaf(-1.25),
+        ]);
         let text = serde_json::to_string(&tree).unwrap();
         assert_eq!(text, "[[1,0.5,1,2],[-1,3.0,0,0],[-1,-1.25,0,0]]");
         let back: FlatTree = serde_json::from_str(&text).unwrap();
