@@ -27,6 +27,8 @@ pub enum Command {
     Compare(CompareArgs),
     /// Show one configuration's counters, bottlenecks, desired counter changes and best-scored candidates.
     Explain(ExplainArgs),
+    /// For one benchmark recorded on several GPUs: train a model on each, tune each with each (Table 6).
+    Matrix(MatrixArgs),
     /// Train a counter model (decision trees from tuning parameters to counters) on a recorded space.
     Train(TrainArgs),
     /// Tune a kernel live on the GPU of this machine (NVRTC, CUDA events, CUPTI).
@@ -392,4 +394,25 @@ pub struct RecordArgs {
     /// Where to write the replay data (KTT CSV, readable by `simulate --space`).
     #[arg(long)]
     pub out: PathBuf,
+}
+
+/// Arguments of `matrix`.
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// The same benchmark recorded on several GPUs (KTT CSV or JSON), one file per GPU.
+    #[arg(long, num_args = 1.., required = true)]
+    pub space: Vec<PathBuf>,
+    /// Comma-separated columns to take as tuning parameters.
+    #[arg(long, value_delimiter = ',')]
+    pub parameters: Option<Vec<String>>,
+    /// Comma-separated searchers; improvements are relative to the first.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "random,profile-paper,profile")]
+    pub searchers: Vec<SearcherKind>,
+    /// Seed of model training.
+    #[arg(long, default_value_t = 1)]
+    pub train_seed: u64,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub expert: ExpertArgs,
 }

@@ -2,6 +2,7 @@
 
 mod args;
 mod explain;
+mod matrix;
 mod record;
 mod setup;
 mod simulate;
@@ -25,6 +26,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Compare(a) => simulate::compare(&a),
         Command::Explain(a) => explain::explain(&a),
         Command::Train(a) => train::train(&a),
+        Command::Matrix(a) => matrix::matrix(&a),
         Command::Tune(a) => tune::tune(&a),
         Command::Record(a) => record::record(&a),
     }

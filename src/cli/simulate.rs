@@ -20,7 +20,8 @@ pub fn load_space(args: &SpaceArgs) -> Result<Arc<Dataset>> {
     Ok(Arc::new(data::load(&args.space, &options)?))
 }
 
-fn repetition(run: &RunArgs) -> Repetition {
+/// The repetition settings of `run`.
+pub fn repetition(run: &RunArgs) -> Repetition {
     Repetition {
         runs: run.runs,
         seed: run.seed,

@@ -1,50 +1,18 @@
 //! `train`: fit a counter model on a recorded space and write it to a model file.
 
 use super::args::{SelectionArg, TrainArgs};
+use super::setup::resolve_device;
 use super::simulate::load_space;
-use crate::data::Dataset;
-use crate::device::DeviceInfo;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::{CounterModel, Selection, TrainOptions};
 use crate::rules::Rules;
 use std::time::Instant;
-
-/// The GPU of the training data: `--gpu`, else what the file says, looked up in the device table.
-fn training_device(args: &TrainArgs, dataset: &Dataset, rules: &Rules) -> Result<DeviceInfo> {
-    let known = || rules.devices.keys().join(", ");
-    if let Some(key) = &args.gpu {
-        return rules
-            .devices
-            .by_key(key)
-            .or_else(|| rules.devices.by_name(key))
-            .ok_or_else(|| {
-                Error::invalid(format!(
-                    "unknown GPU `{key}` given by --gpu; known keys: {} (add others with --devices FILE)",
-                    known()
-                ))
-            });
-    }
-    let hint = dataset.gpu_hint();
-    hint.as_deref()
-        .and_then(|h| rules.devices.by_key(h).or_else(|| rules.devices.by_name(h)))
-        .ok_or_else(|| {
-            let what = match &hint {
-                Some(h) => format!("its GPU `{h}` is not in the device table"),
-                None => "it does not say which GPU recorded it".to_string(),
-            };
-            Error::invalid(format!(
-                "{}: {what}; name the GPU with --gpu KEY (known keys: {})",
-                dataset.source.display(),
-                known()
-            ))
-        })
-}
 
 /// `pcsearch train`.
 pub fn train(args: &TrainArgs) -> Result<()> {
     let rules = Rules::load(args.rules.as_deref(), args.devices.as_deref())?;
     let dataset = load_space(&args.space)?;
-    let device = training_device(args, &dataset, &rules)?;
+    let device = resolve_device(&dataset, &rules, args.gpu.as_deref())?;
     let options = TrainOptions {
         seed: args.seed,
         splits: args.splits,

@@ -3,7 +3,7 @@
 mod report;
 mod stats;
 
-pub use report::{print_comparison, print_simulation, print_summary, SpaceFacts};
+pub use report::{geometric_mean, print_comparison, print_simulation, print_summary, SpaceFacts};
 pub use stats::{derive_seed, StepStats};
 
 use crate::backend::{ReplayBackend, TimeModel};

@@ -1,0 +1,173 @@
+//! `matrix`: for one benchmark recorded on several GPUs, train a model on each GPU and tune on each
+//! GPU with each model (the paper's Table 6).
+
+use super::args::{Format, MatrixArgs};
+use super::setup::{load_rules, resolve_device, searcher_factory};
+use super::simulate::repetition;
+use crate::data::{self, Dataset, ReadOptions};
+use crate::error::{Error, Result};
+use crate::experiment::{self, geometric_mean, StepStats};
+use crate::model::{CounterModel, TrainOptions};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// One cell: a space tuned with the model of another (or the same) GPU.
+struct Cell {
+    tuned: usize,
+    model: usize,
+    stats: Vec<(String, StepStats)>,
+}
+
+impl Cell {
+    fn improvement(&self, searcher: usize) -> f64 {
+        self.stats[0].1.mean_steps / self.stats[searcher].1.mean_steps
+    }
+}
+
+/// `pcsearch matrix`.
+pub fn matrix(args: &MatrixArgs) -> Result<()> {
+    if args.space.len() < 2 {
+        return Err(Error::invalid("matrix needs the same benchmark recorded on at least two GPUs (--space A B …)"));
+    }
+    if args.expert.model.is_some() {
+        return Err(Error::invalid("matrix trains its own models: leave out --model"));
+    }
+    let rules = load_rules(&args.expert)?;
+    let options = ReadOptions {
+        parameters: args.parameters.clone(),
+    };
+    let spaces: Vec<Arc<Dataset>> = args
+        .space
+        .iter()
+        .map(|p| data::load(p, &options).map(Arc::new))
+        .collect::<Result<_>>()?;
+    let mut labels = Vec::new();
+    let mut models = Vec::new();
+    for dataset in &spaces {
+        let device = resolve_device(dataset, &rules, None)?;
+        let train = TrainOptions {
+            seed: args.train_seed,
+            ..TrainOptions::default()
+        };
+        models.push(CounterModel::train(dataset, &rules, &device, &train)?);
+        labels.push(device.key);
+    }
+    let mut cells = Vec::new();
+    for (t, dataset) in spaces.iter().enumerate() {
+        for (m, model) in models.iter().enumerate() {
+            let mut stats = Vec::new();
+            for &kind in &args.searchers {
+                let prepared = searcher_factory(kind, dataset, &args.expert, Some(model))?;
+                let results = experiment::repeat(
+                    dataset,
+                    prepared.counters,
+                    prepared.factory.as_ref(),
+                    &repetition(&args.run),
+                )?;
+                stats.push((kind.name().to_string(), StepStats::of(&results)));
+            }
+            cells.push(Cell {
+                tuned: t,
+                model: m,
+                stats,
+            });
+        }
+    }
+    if args.run.format == Format::Json {
+        print_json(&labels, &spaces, &cells, args.run.seed);
+    } else {
+        print_tables(&labels, &cells, args.searchers.len());
+    }
+    Ok(())
+}
+
+fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
+    for s in 1..searchers {
+        let name = &cells[0].stats[s].0;
+        println!("improvement over {} (mean steps) of {name}: rows GPU tuned, columns GPU of the model", cells[0].stats[0].0);
+        print!("{:<10}", "tuned");
+        for l in labels {
+            print!(" {l:>8}");
+        }
+        println!();
+        for (t, l) in labels.iter().enumerate() {
+            print!("{l:<10}");
+            for c in cells.iter().filter(|c| c.tuned == t) {
+                print!(" {:>7.2}x", c.improvement(s));
+            }
+            println!();
+        }
+        let all: Vec<f64> = cells.iter().map(|c| c.improvement(s)).collect();
+        let worst = cells
+            .iter()
+            .min_by(|a, b| a.improvement(s).total_cmp(&b.improvement(s)))
+            .map(|c| (c.improvement(s), &labels[c.tuned], &labels[c.model]));
+        if let Some((w, t, m)) = worst {
+            println!(
+                "geometric mean {:.2}x; worst {:.2}x ({t} tuned with the {m} model); {} of {} pairs below 1x\n",
+                geometric_mean(&all),
+                w,
+                all.iter().filter(|x| **x < 1.0).count(),
+                all.len()
+            );
+        }
+    }
+    println!("steps per cell: mean / median / p90");
+    print!("{:<10} {:<8}", "tuned", "model");
+    for (name, _) in &cells[0].stats {
+        print!(" {name:>20}");
+    }
+    println!();
+    for c in cells {
+        print!("{:<10} {:<8}", labels[c.tuned], labels[c.model]);
+        for (_, s) in &c.stats {
+            print!(" {:>20}", format!("{:.1} / {:.0} / {}", s.mean_steps, s.median_steps, s.p90_steps));
+        }
+        println!();
+    }
+}
+
+fn print_json(labels: &[String], spaces: &[Arc<Dataset>], cells: &[Cell], seed: u64) {
+    let cell_values: Vec<Value> = cells
+        .iter()
+        .map(|c| {
+            let searchers: Vec<Value> = c
+                .stats
+                .iter()
+                .enumerate()
+                .map(|(i, (name, s))| {
+                    let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
+                    if let Value::Object(o) = &mut v {
+                        o.insert("searcher".into(), json!(name));
+                        o.insert("improvement".into(), json!(c.improvement(i)));
+                    }
+                    v
+                })
+                .collect();
+            json!({
+                "tuned": labels[c.tuned],
+                "model": labels[c.model],
+                "file": spaces[c.tuned].source.display().to_string(),
+                "searchers": searchers,
+            })
+        })
+        .collect();
+    let summary: serde_json::Map<String, Value> = cells[0]
+        .stats
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| {
+            let all: Vec<f64> = cells.iter().map(|c| c.improvement(i)).collect();
+            (
+                name.clone(),
+                json!({
+                    "geometric_mean_improvement": geometric_mean(&all),
+                    "worst_improvement": all.iter().copied().fold(f64::INFINITY, f64::min),
+                    "pairs_below_1x": all.iter().filter(|x| **x < 1.0).count(),
+                }),
+            )
+        })
+        .collect();
+    let v = json!({ "seed": seed, "gpus": labels, "cells": cell_values, "summary": summary });
+    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+}
