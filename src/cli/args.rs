@@ -207,9 +207,15 @@ pub struct SearchArgs {
     /// paper's normalisation by the extreme scores alone).
     #[arg(long, default_value_t = 0.0)]
     pub score_scale: f64,
-    /// With `--guidance tempered`: exponent factor per round without improvement.
-    #[arg(long, default_value_t = 0.5)]
-    pub decay: f64,
+    /// With `--guidance damping`: score scale of the damped arm.
+    #[arg(long, default_value_t = 0.02)]
+    pub damped_scale: f64,
+    /// With a bandit: a plain test succeeds when its runtime is at most this times the best so far.
+    #[arg(long, default_value_t = 1.1)]
+    pub success_factor: f64,
+    /// Exponent factor per round without improvement (any guidance; `tempered` defaults to 0.5).
+    #[arg(long)]
+    pub decay: Option<f64>,
     /// With `--guidance local`: tuning parameters a neighbour of the best configuration may differ in.
     #[arg(long, default_value_t = 1)]
     pub radius: usize,
@@ -218,16 +224,23 @@ pub struct SearchArgs {
 impl SearchArgs {
     /// The guidance these arguments select.
     pub fn guidance(&self) -> Guidance {
-        match self.guidance {
+        let mut guidance = match self.guidance {
             GuidanceArg::Paper => Guidance::paper(),
             GuidanceArg::Fixed => Guidance::fixed(),
-            GuidanceArg::Tempered => Guidance::tempered(self.decay),
+            GuidanceArg::Tempered => Guidance::tempered(self.decay.unwrap_or(0.5)),
             GuidanceArg::Uniform => Guidance::uniform(),
             GuidanceArg::Local => Guidance::local(self.radius),
             GuidanceArg::Adaptive => Guidance::adaptive(self.radius),
+            GuidanceArg::Calibrated => Guidance::calibrated(self.radius),
+            GuidanceArg::Damping => Guidance::damping(self.radius, self.damped_scale, self.success_factor),
+        };
+        if let Some(decay) = self.decay {
+            guidance.stale_decay = Some(decay);
         }
+        guidance
     }
 }
+
 
 /// Guidance modes of the profile-based searcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -244,6 +257,10 @@ pub enum GuidanceArg {
     Local,
     /// `local`, plus a bandit that learns per run whether guided draws beat uniform ones.
     Adaptive,
+    /// `local`, plus trust in each counter's predictions learnt from the profiled counters.
+    Calibrated,
+    /// `local`, plus a bandit between sharp and damped (score-scaled) weights.
+    Damping,
 }
 
 /// Arguments of `simulate`.

@@ -19,6 +19,23 @@ pub enum WhenNoGain {
     },
 }
 
+/// One way of turning scores into weights, among which the bandit picks.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Arm {
+    /// Factor on the exponent: 1 is the paper's sharpness, 0 uniform draws.
+    pub strength: f64,
+    /// Score scale of the normalisation (see `ScoreOptions::scale`); `None` keeps the searcher's.
+    pub scale: Option<f64>,
+}
+
+impl Arm {
+    /// The searcher's own mapping at full strength.
+    pub const FULL: Arm = Arm {
+        strength: 1.0,
+        scale: None,
+    };
+}
+
 /// The searcher's guidance policy. [`Guidance::paper`] is the published behaviour.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Guidance {
@@ -28,12 +45,15 @@ pub struct Guidance {
     pub stale_decay: Option<f64>,
     /// Behaviour when no candidate scores above zero.
     pub when_no_gain: WhenNoGain,
-    /// Guidance strengths (factors on the exponent: 1 = the paper's, 0 = uniform) among which a
-    /// Thompson-sampling bandit picks for every plain test; a single entry means no bandit.
-    pub arms: Vec<f64>,
+    /// Score-to-weight mappings among which a Thompson-sampling bandit picks for every plain test;
+    /// a single entry means no bandit.
+    pub arms: Vec<Arm>,
     /// A plain test counts as a success for its arm when its runtime is at most this factor times
     /// the best runtime measured before it.
     pub success_factor: f64,
+    /// Scale each counter's desired change by how well its predicted changes between the profiled
+    /// configurations agreed with the measured ones (see `calibration`).
+    pub calibrate: bool,
 }
 
 impl Guidance {
@@ -43,8 +63,9 @@ impl Guidance {
             reprofile_known: true,
             stale_decay: None,
             when_no_gain: WhenNoGain::Scores,
-            arms: vec![1.0],
+            arms: vec![Arm::FULL],
             success_factor: 1.0,
+            calibrate: false,
         }
     }
 
@@ -84,8 +105,41 @@ impl Guidance {
     /// uniform draws that learns, per run, whether guided picks beat unguided ones.
     pub fn adaptive(radius: usize) -> Self {
         Guidance {
-            arms: vec![1.0, 0.0],
+            arms: vec![
+                Arm::FULL,
+                Arm {
+                    strength: 0.0,
+                    scale: None,
+                },
+            ],
             success_factor: 1.2,
+            ..Guidance::local(radius)
+        }
+    }
+
+    /// Local search plus a bandit between the sharp mapping (no score scale) and a damped one
+    /// (`scale`), learning per run whether small predicted differences are worth following.
+    pub fn damping(radius: usize, scale: f64, success_factor: f64) -> Self {
+        Guidance {
+            arms: vec![
+                Arm {
+                    strength: 1.0,
+                    scale: Some(0.0),
+                },
+                Arm {
+                    strength: 1.0,
+                    scale: Some(scale),
+                },
+            ],
+            success_factor,
+            ..Guidance::local(radius)
+        }
+    }
+
+    /// Local search plus calibration of the predictions against the profiled counters.
+    pub fn calibrated(radius: usize) -> Self {
+        Guidance {
+            calibrate: true,
             ..Guidance::local(radius)
         }
     }

@@ -5,18 +5,19 @@
 //! `n` configurations drawn with probability proportional to their weights; repeat.
 
 mod bandit;
+mod calibration;
 mod guidance;
 mod score;
 mod weighted;
 
-pub use guidance::{Guidance, WhenNoGain};
+pub use guidance::{Arm, Guidance, WhenNoGain};
 pub use score::{raw_scores, weights, Predictions, ScoreOptions, ZeroPolicy};
 
 use bandit::Bandit;
 
 use super::{Request, SearchRng, Searcher, SearcherFactory};
 use crate::backend::Measurement;
-use crate::counters::Generation;
+use crate::counters::{CounterValues, Generation};
 use crate::device::DeviceInfo;
 use crate::expert::{analyze, react, ExpertOptions};
 use crate::space::{hamming_distance, ConfigId, TuningSpace};
@@ -88,6 +89,8 @@ pub struct ProfileSearch {
     best_at_round_start: Option<ConfigId>,
     stale_rounds: u32,
     local_active: bool,
+    /// Counters measured on the tuned GPU for every profiled configuration.
+    profiled: Vec<(ConfigId, CounterValues)>,
 }
 
 impl ProfileSearch {
@@ -110,6 +113,7 @@ impl ProfileSearch {
             best_at_round_start: None,
             stale_rounds: 0,
             local_active: false,
+            profiled: Vec::new(),
             setup,
         }
     }
@@ -186,14 +190,19 @@ impl ProfileSearch {
         };
         let temper = guidance.temper(self.stale_rounds);
         for (arm, weights_of_arm) in self.weights.iter_mut().enumerate() {
+            let arm = guidance.arms.get(arm).copied().unwrap_or(Arm::FULL);
             let strength = match mode {
                 WhenNoGain::Uniform => 0.0,
-                _ => guidance.arms.get(arm).copied().unwrap_or(1.0) * temper,
+                _ => arm.strength * temper,
+            };
+            let options = ScoreOptions {
+                scale: arm.scale.unwrap_or(self.setup.score.scale),
+                ..self.setup.score.clone()
             };
             weights(
                 &self.raw,
                 &self.explored,
-                &self.setup.score,
+                &options,
                 strength,
                 weights_of_arm,
             );
@@ -210,7 +219,11 @@ impl ProfileSearch {
         };
         let s = &*self.setup;
         let bottlenecks = analyze(counters, &s.device, &s.expert);
-        let delta = react(&bottlenecks, s.prediction_generation, &s.expert);
+        let mut delta = react(&bottlenecks, s.prediction_generation, &s.expert);
+        self.profiled.push((profiled, *counters));
+        if s.guidance.calibrate {
+            delta = calibration::calibrated(&delta, &self.profiled, &s.predictions);
+        }
         raw_scores(
             &s.predictions,
             profiled,
