@@ -27,10 +27,14 @@ impl Cell {
 /// `pcsearch matrix`.
 pub fn matrix(args: &MatrixArgs) -> Result<()> {
     if args.space.len() < 2 {
-        return Err(Error::invalid("matrix needs the same benchmark recorded on at least two GPUs (--space A B …)"));
+        return Err(Error::invalid(
+            "matrix needs the same benchmark recorded on at least two GPUs (--space A B …)",
+        ));
     }
     if args.expert.model.is_some() {
-        return Err(Error::invalid("matrix trains its own models: leave out --model"));
+        return Err(Error::invalid(
+            "matrix trains its own models: leave out --model",
+        ));
     }
     let rules = load_rules(&args.expert)?;
     let options = ReadOptions {
@@ -84,7 +88,10 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
 fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
     for s in 1..searchers {
         let name = &cells[0].stats[s].0;
-        println!("improvement over {} (mean steps) of {name}: rows GPU tuned, columns GPU of the model", cells[0].stats[0].0);
+        println!(
+            "improvement over {} (mean steps) of {name}: rows GPU tuned, columns GPU of the model",
+            cells[0].stats[0].0
+        );
         print!("{:<10}", "tuned");
         for l in labels {
             print!(" {l:>8}");
@@ -121,7 +128,13 @@ fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
     for c in cells {
         print!("{:<10} {:<8}", labels[c.tuned], labels[c.model]);
         for (_, s) in &c.stats {
-            print!(" {:>20}", format!("{:.1} / {:.0} / {}", s.mean_steps, s.median_steps, s.p90_steps));
+            print!(
+                " {:>20}",
+                format!(
+                    "{:.1} / {:.0} / {}",
+                    s.mean_steps, s.median_steps, s.p90_steps
+                )
+            );
         }
         println!();
     }

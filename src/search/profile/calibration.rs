@@ -24,7 +24,11 @@ fn relative(a: f64, b: f64) -> Option<f64> {
 /// Trust in the predictions of `counter`, in 0..1: the cosine similarity between the measured and
 /// the predicted relative changes over all pairs of profiled configurations, clipped at 0; 1 while
 /// there is no evidence (fewer than two profiles, or no predicted change).
-pub fn trust(counter: Counter, profiled: &[(ConfigId, CounterValues)], predictions: &Predictions) -> f64 {
+pub fn trust(
+    counter: Counter,
+    profiled: &[(ConfigId, CounterValues)],
+    predictions: &Predictions,
+) -> f64 {
     let (mut dot, mut measured_sq, mut predicted_sq) = (0.0, 0.0, 0.0);
     for (i, (ci, mi)) in profiled.iter().enumerate() {
         for (cj, mj) in &profiled[i + 1..] {
@@ -48,7 +52,11 @@ pub fn trust(counter: Counter, profiled: &[(ConfigId, CounterValues)], predictio
 }
 
 /// `delta` with each counter's desired change scaled by the trust in its predictions.
-pub fn calibrated(delta: &DeltaPc, profiled: &[(ConfigId, CounterValues)], predictions: &Predictions) -> DeltaPc {
+pub fn calibrated(
+    delta: &DeltaPc,
+    profiled: &[(ConfigId, CounterValues)],
+    predictions: &Predictions,
+) -> DeltaPc {
     let mut out = *delta;
     for (counter, d) in delta.active() {
         out.0[counter.index()] = d * trust(counter, profiled, predictions);
@@ -74,6 +82,10 @@ mod tests {
         assert!(t > 0.95 && t <= 1.0, "{t}");
         let contrary = [(0, values(40.0)), (1, values(20.0)), (2, values(10.0))];
         assert_eq!(trust(Counter::DramRt, &contrary, &predictions), 0.0);
-        assert_eq!(trust(Counter::DramRt, &agree[..1], &predictions), 1.0, "one profile: no evidence");
+        assert_eq!(
+            trust(Counter::DramRt, &agree[..1], &predictions),
+            1.0,
+            "one profile: no evidence"
+        );
     }
 }

@@ -117,15 +117,12 @@ impl Guidance {
         }
     }
 
-    /// Local search plus a bandit between the sharp mapping (no score scale) and a damped one
-    /// (`scale`), learning per run whether small predicted differences are worth following.
+    /// Local search plus a bandit between the searcher's own mapping and a damped one (`scale`),
+    /// learning per run whether small predicted differences are worth following.
     pub fn damping(radius: usize, scale: f64, success_factor: f64) -> Self {
         Guidance {
             arms: vec![
-                Arm {
-                    strength: 1.0,
-                    scale: Some(0.0),
-                },
+                Arm::FULL,
                 Arm {
                     strength: 1.0,
                     scale: Some(scale),
