@@ -167,9 +167,22 @@ impl From<ZeroPolicyArg> for ZeroPolicy {
     }
 }
 
+/// Where the profile-based searcher's candidate counters come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CountersArg {
+    /// The recorded counters of the space itself (the paper's Table 5 experiment).
+    Exact,
+    /// A counter model's predictions (`--model FILE`).
+    Model,
+}
+
 /// Settings of the expert system and the profile-based searcher.
 #[derive(Debug, Args)]
 pub struct ExpertArgs {
+    /// Which counters score the candidates: the space's own recorded ones (`exact`, the default
+    /// without `--model`) or a model's predictions (`model`, needs `--model`).
+    #[arg(long, value_enum)]
+    pub counters: Option<CountersArg>,
     /// Counter model (from `pcsearch train`) whose predictions score the candidates; without it the
     /// space's own recorded counters are used (exact counters).
     #[arg(long)]

@@ -1,6 +1,6 @@
 //! Shared set-up of the commands: which GPU recorded a file, its canonical counters, the searchers.
 
-use super::args::{ExpertArgs, SearchArgs, SearcherKind};
+use super::args::{CountersArg, ExpertArgs, SearchArgs, SearcherKind};
 use crate::counters::{CounterValues, Generation};
 use crate::data::Dataset;
 use crate::device::DeviceInfo;
@@ -127,9 +127,18 @@ pub fn searcher_factory(
     })
 }
 
-/// The model named by `--model`, if any.
+/// The model named by `--model`, if any, checked against `--counters`.
 pub fn load_model(args: &ExpertArgs) -> Result<Option<CounterModel>> {
-    args.model.as_deref().map(CounterModel::load).transpose()
+    match (args.counters, args.model.as_deref()) {
+        (Some(CountersArg::Exact), Some(path)) => Err(Error::invalid(format!(
+            "--counters exact scores with the space's recorded counters, so --model {} would be ignored; give one of them",
+            path.display()
+        ))),
+        (Some(CountersArg::Model), None) => Err(Error::invalid(
+            "--counters model needs --model FILE (a model from `pcsearch train`)",
+        )),
+        (_, path) => path.map(CounterModel::load).transpose(),
+    }
 }
 
 /// The profile-based searcher's shared set-up from its parts; `kind` `ProfilePaper` forces the
