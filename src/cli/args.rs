@@ -190,14 +190,21 @@ pub struct ExpertArgs {
     /// GPU that recorded the space (a key of the device table, e.g. 1070); default: from the file.
     #[arg(long)]
     pub gpu: Option<String>,
-    /// Directory whose rules files replace the built-in `expert_rules/` ones.
-    #[arg(long)]
-    pub rules: Option<PathBuf>,
-    /// Extra device table (TOML, as `expert_rules/devices.toml`).
-    #[arg(long)]
-    pub devices: Option<PathBuf>,
+    #[command(flatten)]
+    pub rules: RulesArgs,
     #[command(flatten)]
     pub search: SearchArgs,
+}
+
+/// Where the expert rules and the device table come from.
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// Directory whose rules files replace the built-in `expert_rules/` ones of the same name.
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+    /// Extra device table (TOML, as `expert_rules/devices.toml`) merged over the built-in one.
+    #[arg(long)]
+    pub devices: Option<PathBuf>,
 }
 
 /// Knobs of the expert system and the profile-based searcher, shared by replay and live tuning.
@@ -369,18 +376,14 @@ pub struct TrainArgs {
     /// How the stored tree is chosen among the candidates.
     #[arg(long, value_enum, default_value_t = SelectionArg::Refit)]
     pub selection: SelectionArg,
-    /// Directory whose files replace the built-in expert_rules/ files of the same name.
-    #[arg(long)]
-    pub rules: Option<PathBuf>,
-    /// Extra device table (TOML) merged over the built-in one.
-    #[arg(long)]
-    pub devices: Option<PathBuf>,
+    #[command(flatten)]
+    pub rules: RulesArgs,
 }
 
 /// What live commands share: the kernel, the GPU and the journal.
 #[derive(Debug, Args)]
 pub struct LiveArgs {
-    /// Kernel description file (TOML; see docs/tuning-on-your-gpu.md).
+    /// Kernel description file (TOML; see the README, "Tuning on your GPU").
     #[arg(long)]
     pub kernel: PathBuf,
     /// CUDA device ordinal of the GPU to use.

@@ -1,36 +1,24 @@
 //! `explain`: what the expert system reads off one profiled configuration, as a developer would.
 
 use super::args::{ExplainArgs, Format};
-use super::setup::{exact_counters, load_model, load_rules, resolve_device};
+use super::setup::{exact_counters, load_model, load_rules, predictions, resolve_device};
 use super::simulate::load_space;
-use crate::counters::{Counter, Generation};
+use crate::counters::Counter;
 use crate::error::Result;
 use crate::expert::{analyze, react, ExpertOptions};
-use crate::search::profile::{raw_scores, weights, Predictions, ScoreOptions};
+use crate::search::profile::{raw_scores, weights, ScoreOptions};
 use crate::space::ConfigId;
 use serde_json::json;
 
 /// `pcsearch explain`.
 pub fn explain(args: &ExplainArgs) -> Result<()> {
     let dataset = load_space(&args.space)?;
-    let rules = load_rules(&args.expert)?;
+    let rules = load_rules(&args.expert.rules)?;
     let device = resolve_device(&dataset, &rules, args.expert.gpu.as_deref())?;
     let counters = exact_counters(&dataset, &rules, &device)?;
     let id = dataset.space.parse_assignment(&args.config)?;
     let model = load_model(&args.expert)?;
-    let (predictions, generation) = match &model {
-        Some(m) => {
-            m.check_space(&dataset.space)?;
-            (
-                Predictions::new(&m.predict(&dataset.space)?),
-                m.generation(),
-            )
-        }
-        None => (
-            Predictions::new(&counters),
-            Generation::of_compute_capability(device.compute_capability),
-        ),
-    };
+    let (predictions, generation) = predictions(&dataset, &counters, &device, model.as_ref())?;
     let expert = ExpertOptions::new(
         &rules.reaction,
         args.expert.search.compute_bound,

@@ -6,7 +6,7 @@ use super::setup::{load_rules, resolve_device, searcher_factory};
 use super::simulate::repetition;
 use crate::data::{self, Dataset, ReadOptions};
 use crate::error::{Error, Result};
-use crate::experiment::{self, geometric_mean, StepStats};
+use crate::experiment::{self, geometric_mean, searchers_json, StepStats};
 use crate::model::{CounterModel, TrainOptions};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -36,7 +36,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
             "matrix trains its own models: leave out --model",
         ));
     }
-    let rules = load_rules(&args.expert)?;
+    let rules = load_rules(&args.expert.rules)?;
     let options = ReadOptions {
         parameters: args.parameters.clone(),
     };
@@ -144,19 +144,7 @@ fn print_json(labels: &[String], spaces: &[Arc<Dataset>], cells: &[Cell], seed: 
     let cell_values: Vec<Value> = cells
         .iter()
         .map(|c| {
-            let searchers: Vec<Value> = c
-                .stats
-                .iter()
-                .enumerate()
-                .map(|(i, (name, s))| {
-                    let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
-                    if let Value::Object(o) = &mut v {
-                        o.insert("searcher".into(), json!(name));
-                        o.insert("improvement".into(), json!(c.improvement(i)));
-                    }
-                    v
-                })
-                .collect();
+            let searchers = searchers_json(&c.stats);
             json!({
                 "tuned": labels[c.tuned],
                 "model": labels[c.model],

@@ -1,6 +1,6 @@
 //! Shared set-up of the commands: which GPU recorded a file, its canonical counters, the searchers.
 
-use super::args::{CountersArg, ExpertArgs, SearchArgs, SearcherKind};
+use super::args::{CountersArg, ExpertArgs, RulesArgs, SearchArgs, SearcherKind};
 use crate::counters::{CounterValues, Generation};
 use crate::data::Dataset;
 use crate::device::DeviceInfo;
@@ -14,7 +14,7 @@ use crate::space::TuningSpace;
 use std::sync::Arc;
 
 /// Loads the rules named by the arguments.
-pub fn load_rules(args: &ExpertArgs) -> Result<Rules> {
+pub fn load_rules(args: &RulesArgs) -> Result<Rules> {
     Rules::load(args.rules.as_deref(), args.devices.as_deref())
 }
 
@@ -70,6 +70,29 @@ pub fn exact_counters(
         .collect())
 }
 
+/// The counters candidates are scored on, and their generation: a model's predictions in the
+/// model GPU's generation, or without a model the space's own recorded `counters` on `device`.
+pub fn predictions(
+    dataset: &Dataset,
+    counters: &[CounterValues],
+    device: &DeviceInfo,
+    model: Option<&CounterModel>,
+) -> Result<(Predictions, Generation)> {
+    Ok(match model {
+        Some(m) => {
+            m.check_space(&dataset.space)?;
+            (
+                Predictions::new(&m.predict(&dataset.space)?),
+                m.generation(),
+            )
+        }
+        None => (
+            Predictions::new(counters),
+            Generation::of_compute_capability(device.compute_capability),
+        ),
+    })
+}
+
 /// A searcher ready for repeated replay runs.
 pub struct PreparedSearch {
     /// Builds the seeded runs.
@@ -96,22 +119,10 @@ pub fn searcher_factory(
             counters: None,
         });
     }
-    let rules = load_rules(args)?;
+    let rules = load_rules(&args.rules)?;
     let device = resolve_device(dataset, &rules, args.gpu.as_deref())?;
     let counters = exact_counters(dataset, &rules, &device)?;
-    let (predictions, prediction_generation) = match model {
-        Some(m) => {
-            m.check_space(&dataset.space)?;
-            (
-                Predictions::new(&m.predict(&dataset.space)?),
-                m.generation(),
-            )
-        }
-        None => (
-            Predictions::new(&counters),
-            Generation::of_compute_capability(device.compute_capability),
-        ),
-    };
+    let (predictions, prediction_generation) = predictions(dataset, &counters, &device, model)?;
     let setup = profile_setup(
         kind,
         predictions,

@@ -1,16 +1,15 @@
 //! `train`: fit a counter model on a recorded space and write it to a model file.
 
 use super::args::{SelectionArg, TrainArgs};
-use super::setup::resolve_device;
+use super::setup::{load_rules, resolve_device};
 use super::simulate::load_space;
 use crate::error::Result;
 use crate::model::{CounterModel, Selection, TrainOptions};
-use crate::rules::Rules;
 use std::time::Instant;
 
 /// `pcsearch train`.
 pub fn train(args: &TrainArgs) -> Result<()> {
-    let rules = Rules::load(args.rules.as_deref(), args.devices.as_deref())?;
+    let rules = load_rules(&args.rules)?;
     let dataset = load_space(&args.space)?;
     let device = resolve_device(&dataset, &rules, args.gpu.as_deref())?;
     let options = TrainOptions {

@@ -3,7 +3,9 @@
 mod report;
 mod stats;
 
-pub use report::{geometric_mean, print_comparison, print_simulation, print_summary, SpaceFacts};
+pub use report::{
+    geometric_mean, print_comparison, print_simulation, print_summary, searchers_json, SpaceFacts,
+};
 pub use stats::{derive_seed, StepStats};
 
 use crate::backend::{ReplayBackend, TimeModel};

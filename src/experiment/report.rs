@@ -136,6 +136,22 @@ pub fn print_comparison(facts: &SpaceFacts, seed: u64, results: &[(String, StepS
     }
 }
 
+/// Each searcher's statistics as JSON, with its name and its improvement over the first searcher.
+pub fn searchers_json(results: &[(String, StepStats)]) -> Vec<Value> {
+    let base = results.first().map_or(f64::NAN, |(_, s)| s.mean_steps);
+    results
+        .iter()
+        .map(|(name, s)| {
+            let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
+            if let Value::Object(o) = &mut v {
+                o.insert("searcher".into(), json!(name));
+                o.insert("improvement".into(), json!(base / s.mean_steps));
+            }
+            v
+        })
+        .collect()
+}
+
 /// Geometric mean of positive values (NaN when there are none).
 pub fn geometric_mean(values: &[f64]) -> f64 {
     let logs: Vec<f64> = values
@@ -172,18 +188,7 @@ pub fn print_summary(rows: &[(SpaceFacts, Vec<(String, StepStats)>)], seed: u64,
         let spaces: Vec<Value> = rows
             .iter()
             .map(|(facts, results)| {
-                let searchers: Vec<Value> = results
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (name, s))| {
-                        let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
-                        if let Value::Object(o) = &mut v {
-                            o.insert("searcher".into(), json!(name));
-                            o.insert("improvement".into(), json!(improvement(results, i)));
-                        }
-                        v
-                    })
-                    .collect();
+                let searchers = searchers_json(results);
                 merge(facts, json!({ "searchers": searchers }))
             })
             .collect();
