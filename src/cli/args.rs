@@ -299,10 +299,10 @@ pub struct SimulateArgs {
     pub expert: ExpertArgs,
 }
 
-/// Arguments of `compare`.
+/// Several recorded spaces and the searchers to run on each.
 #[derive(Debug, Args)]
-pub struct CompareArgs {
-    /// Recorded tuning spaces (KTT CSV or KTT JSON); several files give a summary table too.
+pub struct SpacesArgs {
+    /// Recorded tuning spaces (KTT CSV or KTT JSON).
     #[arg(long, num_args = 1.., required = true)]
     pub space: Vec<PathBuf>,
     /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
@@ -316,6 +316,13 @@ pub struct CompareArgs {
         default_value = "random,profile-paper,profile"
     )]
     pub searchers: Vec<SearcherKind>,
+}
+
+/// Arguments of `compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub spaces: SpacesArgs,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -434,20 +441,9 @@ pub struct RecordArgs {
 /// Arguments of `matrix`.
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    /// The same benchmark recorded on several GPUs (KTT CSV or JSON), one file per GPU.
-    #[arg(long, num_args = 1.., required = true)]
-    pub space: Vec<PathBuf>,
-    /// Comma-separated columns to take as tuning parameters.
-    #[arg(long, value_delimiter = ',')]
-    pub parameters: Option<Vec<String>>,
-    /// Comma-separated searchers; improvements are relative to the first.
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "random,profile-paper,profile"
-    )]
-    pub searchers: Vec<SearcherKind>,
+    /// The same benchmark recorded on several GPUs, one file per GPU.
+    #[command(flatten)]
+    pub spaces: SpacesArgs,
     /// Seed of model training.
     #[arg(long, default_value_t = 1)]
     pub train_seed: u64,

@@ -26,7 +26,7 @@ impl Cell {
 
 /// `pcsearch matrix`.
 pub fn matrix(args: &MatrixArgs) -> Result<()> {
-    if args.space.len() < 2 {
+    if args.spaces.space.len() < 2 {
         return Err(Error::invalid(
             "matrix needs the same benchmark recorded on at least two GPUs (--space A B …)",
         ));
@@ -38,9 +38,10 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
     }
     let rules = load_rules(&args.expert.rules)?;
     let options = ReadOptions {
-        parameters: args.parameters.clone(),
+        parameters: args.spaces.parameters.clone(),
     };
     let spaces: Vec<Arc<Dataset>> = args
+        .spaces
         .space
         .iter()
         .map(|p| data::load(p, &options).map(Arc::new))
@@ -60,7 +61,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
     for (t, dataset) in spaces.iter().enumerate() {
         for (m, model) in models.iter().enumerate() {
             let mut stats = Vec::new();
-            for &kind in &args.searchers {
+            for &kind in &args.spaces.searchers {
                 let prepared = searcher_factory(kind, dataset, &args.expert, Some(model))?;
                 let results = experiment::repeat(
                     dataset,
@@ -80,7 +81,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
     if args.run.format == Format::Json {
         print_json(&labels, &spaces, &cells, args.run.seed);
     } else {
-        print_tables(&labels, &cells, args.searchers.len());
+        print_tables(&labels, &cells, args.spaces.searchers.len());
     }
     Ok(())
 }

@@ -71,14 +71,14 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
 pub fn compare(args: &CompareArgs) -> Result<()> {
     let json = args.run.format == Format::Json;
     let options = ReadOptions {
-        parameters: args.parameters.clone(),
+        parameters: args.spaces.parameters.clone(),
     };
     let model = load_model(&args.expert)?;
     let mut rows = Vec::new();
-    for path in &args.space {
+    for path in &args.spaces.space {
         let dataset = Arc::new(data::load(path, &options)?);
         let mut results = Vec::new();
-        for &kind in &args.searchers {
+        for &kind in &args.spaces.searchers {
             results.push((
                 kind.name().to_string(),
                 run_one(kind, &dataset, &args.run, &args.expert, model.as_ref())?,
