@@ -25,27 +25,40 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 fn trap_space() -> (Arc<Dataset>, Vec<CounterValues>) {
+    space_with_failures(|_, _, _| false)
+}
+
+/// The trap space where configurations for which `fails` holds failed (no runtime, no counters).
+fn space_with_failures(
+    fails: impl Fn(u32, u32, u32) -> bool,
+) -> (Arc<Dataset>, Vec<CounterValues>) {
     let mut space = TuningSpace::new(vec!["A".into(), "B".into(), "C".into()]);
     let mut records = Vec::new();
     let mut counters = Vec::new();
-    for a in 0..10 {
-        for b in 0..10 {
-            for c in 0..10 {
+    for a in 0..10u32 {
+        for b in 0..10u32 {
+            for c in 0..10u32 {
                 space.push(&[a as f64, b as f64, c as f64]).unwrap();
+                let (ai, bi) = (a, b);
                 let (a, b) = (f64::from(a), f64::from(b));
                 let runtime = if c == 0 {
                     100.0 - 5.0 * a - if a == 9.0 { 1.5 * b } else { 0.0 }
                 } else {
                     200.0 + a + b + f64::from(c)
                 };
+                let failed = fails(ai, bi, c);
                 records.push(Record {
-                    runtime_us: Some(runtime),
+                    runtime_us: (!failed).then_some(runtime),
                     global_size: 1e7,
                     local_size: 256.0,
                     metrics: Vec::new(),
                     overhead_us: None,
-                    failure: None,
+                    failure: failed.then(|| "too many resources requested".to_string()),
                 });
+                if failed {
+                    counters.push(CounterValues::default());
+                    continue;
+                }
                 let mut v = CounterValues::default();
                 v[Counter::DramRt] = if c == 0 {
                     1000.0 - 100.0 * a + 10.0 * b
@@ -74,7 +87,13 @@ fn trap_space() -> (Arc<Dataset>, Vec<CounterValues>) {
 }
 
 fn mean_steps(guidance: Guidance) -> StepStats {
-    let (dataset, counters) = trap_space();
+    steps_on(trap_space(), guidance)
+}
+
+fn steps_on(
+    (dataset, counters): (Arc<Dataset>, Vec<CounterValues>),
+    guidance: Guidance,
+) -> StepStats {
     let rules = Rules::builtin().unwrap();
     let setup = ProfileSetup {
         predictions: Predictions::new(&counters),
@@ -149,4 +168,16 @@ fn the_trap_is_real_and_the_default_escapes_it() {
         "default did not escape: {local:?}"
     );
     assert!(local.max_steps < 150, "{local:?}");
+}
+
+#[test]
+fn failing_configurations_cost_a_test_and_do_not_stall_the_search() {
+    // A third of the space fails, including half of the slow neutral block and some of the path
+    // towards the optimum; the searcher must still find the optimum every time.
+    let space =
+        space_with_failures(|a, b, c| (a + b + c) % 3 == 0 && !(a == 9 && b >= 7 && c == 0));
+    assert_eq!(space.0.valid_count(), 1000 - 333);
+    let local = steps_on(space, Guidance::local(1));
+    assert_eq!(local.not_found, 0, "{local:?}");
+    assert!(local.mean_steps < 0.25 * 1001.0 / 4.0, "{local:?}");
 }
