@@ -4,10 +4,12 @@
 //! a user never has to say what format a file is in.
 
 mod catalogue;
+mod kernel_tuner;
 mod ktt_csv;
 mod ktt_json;
 
 pub use catalogue::is_known_non_parameter;
+pub use kernel_tuner::KernelTunerCacheReader;
 pub use ktt_csv::{write_ktt_csv, KttCsvReader};
 pub use ktt_json::KttJsonReader;
 
@@ -77,14 +79,15 @@ pub fn load(path: &Path, options: &ReadOptions) -> Result<Dataset> {
         return Err(Error::file(path, "the file is empty"));
     }
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
-    let readers: [&dyn DatasetReader; 2] = [&KttJsonReader, &KttCsvReader];
+    // Kernel Tuner caches are JSON too: the more specific reader goes first.
+    let readers: [&dyn DatasetReader; 3] = [&KernelTunerCacheReader, &KttJsonReader, &KttCsvReader];
     let reader = readers
         .into_iter()
         .find(|r| r.accepts(path, &head))
         .ok_or_else(|| {
             Error::file(
                 path,
-                "unknown format: expected a KTT CSV (header with `Computation duration (us)`) or KTT JSON output",
+                "unknown format: expected a KTT CSV (header with `Computation duration (us)`), KTT JSON output or a Kernel Tuner cache file",
             )
         })?;
     let dataset = reader.read(path, options)?;

@@ -197,8 +197,11 @@ pub fn analyze(pc: &CounterValues, device: &DeviceInfo, options: &ExpertOptions)
 
     b.sm = ((100.0 - v(Counter::SmE)) / 100.0).clamp(0.0, 1.0);
     let enough = device.cores() * options.threads_per_core;
-    b.parallelism = if enough > 0.0 {
-        ((enough - v(Counter::GlobalSize)) / enough).clamp(0.0, 1.0)
+    // A recording without launch geometry (e.g. a Kernel Tuner cache) says nothing about it: an
+    // unknown thread count must not read as "no threads at all".
+    let threads = pc[Counter::GlobalSize];
+    b.parallelism = if enough > 0.0 && threads.is_finite() {
+        ((enough - threads) / enough).clamp(0.0, 1.0)
     } else {
         0.0
     };
