@@ -7,11 +7,13 @@ mod catalogue;
 mod kernel_tuner;
 mod ktt_csv;
 mod ktt_json;
+mod t4;
 
 pub use catalogue::is_known_non_parameter;
 pub use kernel_tuner::KernelTunerCacheReader;
 pub use ktt_csv::{write_ktt_csv, KttCsvReader};
 pub use ktt_json::KttJsonReader;
+pub use t4::T4Reader;
 
 use crate::counters::{CounterValues, MappedMetrics};
 use crate::error::{Error, Result};
@@ -80,14 +82,19 @@ pub fn load(path: &Path, options: &ReadOptions) -> Result<Dataset> {
     }
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
     // Kernel Tuner caches are JSON too: the more specific reader goes first.
-    let readers: [&dyn DatasetReader; 3] = [&KernelTunerCacheReader, &KttJsonReader, &KttCsvReader];
+    let readers: [&dyn DatasetReader; 4] = [
+        &KernelTunerCacheReader,
+        &T4Reader,
+        &KttJsonReader,
+        &KttCsvReader,
+    ];
     let reader = readers
         .into_iter()
         .find(|r| r.accepts(path, &head))
         .ok_or_else(|| {
             Error::file(
                 path,
-                "unknown format: expected a KTT CSV (header with `Computation duration (us)`), KTT JSON output or a Kernel Tuner cache file",
+                "unknown format: expected a KTT CSV (header with `Computation duration (us)`), KTT JSON output, a Kernel Tuner cache file or T4 results",
             )
         })?;
     let dataset = reader.read(path, options)?;
