@@ -108,7 +108,7 @@ impl DatasetReader for KttCsvReader {
                     line,
                     format!(
                         "duplicate configuration {} (first on line {})",
-                        describe(&parameters, &config),
+                        space.describe(first),
                         first_line[first]
                     ),
                 ));
@@ -213,15 +213,6 @@ fn optional_number(path: &Path, line: usize, column: &str, cell: &str) -> Result
     } else {
         number(path, line, column, cell)
     }
-}
-
-fn describe(parameters: &[String], config: &[f64]) -> String {
-    parameters
-        .iter()
-        .zip(config)
-        .map(|(p, v)| format!("{p}={}", format_value(*v)))
-        .collect::<Vec<_>>()
-        .join(",")
 }
 
 /// Writes a dataset as KTT 1.x CSV, readable by [`KttCsvReader`] and by KTT's own scripts.

@@ -2,7 +2,7 @@
 
 use super::{Dataset, DatasetReader, ReadOptions, Record};
 use crate::error::{Error, Result};
-use crate::space::{format_value, TuningSpace};
+use crate::space::TuningSpace;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;
@@ -190,14 +190,9 @@ impl DatasetReader for KttJsonReader {
                 failure: (!valid).then(|| r.status.clone().unwrap_or_else(|| "no duration".into())),
             };
             if let Err(first) = space.push(&config) {
-                let text: Vec<String> = parameters
-                    .iter()
-                    .zip(&config)
-                    .map(|(p, v)| format!("{p}={}", format_value(*v)))
-                    .collect();
                 return Err(at(format!(
                     "duplicate configuration {} (first at Results[{first}])",
-                    text.join(",")
+                    space.describe(first)
                 )));
             }
             records.push(record);

@@ -4,7 +4,7 @@
 use super::catalogue::is_known_non_parameter;
 use super::{Dataset, DatasetReader, ReadOptions, Record};
 use crate::error::{Error, Result};
-use crate::space::{format_value, TuningSpace};
+use crate::space::TuningSpace;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -130,14 +130,9 @@ impl DatasetReader for T4Reader {
                 }
             }
             if let Err(first) = space.push(&config) {
-                let text: Vec<String> = parameters
-                    .iter()
-                    .zip(&config)
-                    .map(|(p, v)| format!("{p}={}", format_value(*v)))
-                    .collect();
                 return Err(at(format!(
                     "duplicate configuration {} (first at results[{first}])",
-                    text.join(",")
+                    space.describe(first)
                 )));
             }
             records.push(Record {
