@@ -8,20 +8,30 @@ pub enum Error {
     /// A file could not be opened or read.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },
     /// A file was read but its content is wrong at a known place.
     #[error("{path}:{line}: {message}")]
     Parse {
+        /// The file.
         path: PathBuf,
+        /// 1-based line.
         line: usize,
+        /// What is wrong there.
         message: String,
     },
     /// A file is wrong as a whole (empty, no valid configuration, unknown format).
     #[error("{path}: {message}")]
-    File { path: PathBuf, message: String },
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A user-supplied value (option, configuration, parameter) is invalid.
     #[error("{0}")]
     Invalid(String),
