@@ -71,7 +71,7 @@ pub enum Format {
 /// Which recorded space to read.
 #[derive(Debug, Args)]
 pub struct SpaceArgs {
-    /// Recorded tuning space (KTT CSV or KTT JSON).
+    /// Recorded tuning space (KTT CSV, KTT JSON, Kernel Tuner cache or T4 results).
     #[arg(long)]
     pub space: PathBuf,
     /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
@@ -302,7 +302,7 @@ pub struct SimulateArgs {
 /// Several recorded spaces and the searchers to run on each.
 #[derive(Debug, Args)]
 pub struct SpacesArgs {
-    /// Recorded tuning spaces (KTT CSV or KTT JSON).
+    /// Recorded tuning spaces (KTT CSV, KTT JSON, Kernel Tuner cache or T4 results).
     #[arg(long, num_args = 1.., required = true)]
     pub space: Vec<PathBuf>,
     /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
