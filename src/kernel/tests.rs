@@ -339,7 +339,9 @@ fn coulomb_layouts_receive_the_same_atoms() {
             panic!("{name} is a scalar")
         };
         let n = length.integer(&scope).unwrap() as usize;
-        args::generate(a.element, init, n, &scope).unwrap().to_f64()
+        args::generate(&a.name, a.element, init, n, &scope)
+            .unwrap()
+            .to_f64()
     };
     let aos = data("atoms");
     assert_eq!(aos.len(), 16_000);

@@ -191,10 +191,8 @@ impl CudaBackend {
         for (i, arg) in self.desc.arguments.iter().enumerate() {
             match &arg.kind {
                 ArgumentKind::Scalar { value } => {
-                    scalars.push(args::scalar(
-                        arg.element,
-                        value.number(scope).map_err(Fail::Invalid)?,
-                    ));
+                    let v = value.number(scope).map_err(Fail::Invalid)?;
+                    scalars.push(args::scalar(&arg.name, arg.element, v).map_err(Fail::Invalid)?);
                 }
                 ArgumentKind::Buffer { length, init } => {
                     let n = length_of(length, scope)?;
@@ -202,8 +200,11 @@ impl CudaBackend {
                         continue;
                     }
                     self.buffers[i] = None;
-                    let data =
-                        args::generate(arg.element, init, n, scope).map_err(Fail::Invalid)?;
+                    let memory = self.facts.memory_bytes;
+                    args::check_size(arg.element, length, n, memory, "device memory")
+                        .map_err(Fail::Invalid)?;
+                    let data = args::generate(&arg.name, arg.element, init, n, scope)
+                        .map_err(Fail::Invalid)?;
                     let buf = run::upload(&self.stream, &data).map_err(run::classify)?;
                     self.buffers[i] = Some((n, buf));
                 }
@@ -217,7 +218,10 @@ impl CudaBackend {
                     let data = match self.constants.get(&(i, n)) {
                         Some(d) => d.clone(),
                         None => {
-                            let d = args::generate(arg.element, init, n, scope)
+                            let limit = args::CONSTANT_BYTES;
+                            args::check_size(arg.element, length, n, limit, "__constant__ memory")
+                                .map_err(Fail::Invalid)?;
+                            let d = args::generate(&arg.name, arg.element, init, n, scope)
                                 .map_err(Fail::Invalid)?;
                             self.constants.insert((i, n), d.clone());
                             d
