@@ -86,6 +86,9 @@ pub struct JournalEntry {
     /// Threads per block.
     #[serde(default)]
     pub local_size: Option<f64>,
+    /// Why a profiled test that ran has no counters.
+    #[serde(default)]
+    pub counters_unavailable: Option<String>,
     /// Raw profiler metric values by metric name.
     #[serde(default)]
     pub metrics: BTreeMap<String, f64>,
@@ -115,6 +118,7 @@ impl JournalEntry {
             compiler_log: None,
             global_size: None,
             local_size: None,
+            counters_unavailable: None,
             metrics: BTreeMap::new(),
             counters: m
                 .counters

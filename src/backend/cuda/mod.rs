@@ -39,6 +39,8 @@ pub struct TestDetails {
     pub compiler_log: Option<String>,
     /// The launch, when the geometry was valid.
     pub geometry: Option<LaunchGeometry>,
+    /// Why a profiled test has no counters though it ran (no CUPTI, a CUPTI too old…).
+    pub counters_unavailable: Option<String>,
 }
 
 /// Shared slot through which the backend hands each test's details to whoever records them.
@@ -417,30 +419,34 @@ impl CudaBackend {
         if !profile {
             return Ok((runtime, None));
         }
-        let plan = match &self.plan {
-            Ok(p) => p.clone(),
-            Err(reason) => return Err(Fail::Invalid(reason.clone())),
+        // Missing counters are no fault of the configuration: its runtime stands, and the reason
+        // goes to the journal.
+        let mut unavailable = |reason: &str| {
+            details.counters_unavailable = Some(reason.to_string());
+            Ok((runtime, None))
         };
-        let profiler = match &mut self.profiler {
-            Some(Ok(p)) => p,
-            Some(Err(reason)) => {
-                return Err(Fail::Invalid(format!("counters unavailable: {reason}")))
-            }
-            None => {
-                return Err(Fail::Invalid(
-                    "counters unavailable: the profiler was not set up".into(),
-                ))
-            }
+        let (plan, profiler) = match (&self.plan, &mut self.profiler) {
+            (Ok(plan), Some(Ok(profiler))) => (plan.clone(), profiler),
+            (Err(reason), _) => return unavailable(reason),
+            (Ok(_), Some(Err(reason))) => return unavailable(reason),
+            (Ok(_), None) => return unavailable("the profiler was not set up"),
         };
         let stream = &self.stream;
+        let mut fault = None;
         let mut once = || {
             run::launch(stream, &compiled.function, &geometry, &refs)
                 .and_then(|_| stream.synchronize())
-                .map_err(run::describe)
+                .map_err(|e| {
+                    fault = Some(e);
+                    run::describe(e)
+                })
         };
-        let raw = profiler
-            .profile(&mut once)
-            .map_err(|r| Fail::Invalid(format!("profiling failed: {r}")))?;
+        let raw = match (profiler.profile(&mut once), fault) {
+            (Ok(raw), _) => raw,
+            // The kernel's own fault is classified as in timing: a sticky error breaks the context.
+            (Err(_), Some(e)) => return Err(run::classify(e)),
+            (Err(r), None) => return Err(Fail::Invalid(format!("profiling failed: {r}"))),
+        };
         details.metrics = plan
             .names
             .iter()
