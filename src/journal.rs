@@ -86,6 +86,9 @@ pub struct JournalEntry {
     /// Threads per block.
     #[serde(default)]
     pub local_size: Option<f64>,
+    /// Why a profiled test that ran has no counters.
+    #[serde(default)]
+    pub counters_unavailable: Option<String>,
     /// Raw profiler metric values by metric name.
     #[serde(default)]
     pub metrics: BTreeMap<String, f64>,
@@ -115,6 +118,7 @@ impl JournalEntry {
             compiler_log: None,
             global_size: None,
             local_size: None,
+            counters_unavailable: None,
             metrics: BTreeMap::new(),
             counters: m
                 .counters
@@ -305,6 +309,14 @@ fn check_header(path: &Path, found: &JournalHeader, expected: &JournalHeader) ->
             "the journal was written by the {} searcher, not {}: pass --searcher {} to resume it",
             found.searcher, expected.searcher, found.searcher
         ));
+    }
+    // Runtimes and counters of another GPU would mix with this one's in the same search.
+    if let (Some(f), Some(e)) = (&found.device, &expected.device) {
+        if f != e {
+            return refuse(format!(
+                "the journal was measured on {f}, not on {e}: resume it on {f}, or remove it (or name another with --journal)"
+            ));
+        }
     }
     if found.seed != expected.seed {
         return refuse(format!(
@@ -536,6 +548,23 @@ mod tests {
         other.searcher = "profile".into();
         let err = Journal::resume(&path, &other).unwrap_err().to_string();
         assert!(err.contains("by the random searcher, not profile"), "{err}");
+        let mut other = header(5);
+        other.device = Some("NVIDIA A100".into());
+        let on = |device: &str| {
+            let path = dir.path().join(format!("{device}.jsonl"));
+            let mut h = header(5);
+            h.device = Some(device.into());
+            Journal::create(&path, &h).unwrap();
+            path
+        };
+        let err = Journal::resume(&on("NVIDIA GeForce RTX 3090"), &other)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("measured on NVIDIA GeForce RTX 3090, not on NVIDIA A100"),
+            "{err}"
+        );
+        assert!(Journal::resume(&on("NVIDIA A100"), &other).is_ok());
         std::fs::write(&path, "hello\n").unwrap();
         let err = Journal::resume(&path, &header(5)).unwrap_err().to_string();
         assert!(err.contains("not a pcsearch journal"), "{err}");

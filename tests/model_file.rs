@@ -222,6 +222,13 @@ fn broken_model_files_are_refused_naming_the_file() {
         err.contains("bad.json") && err.contains("out of order"),
         "{err}"
     );
+    let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    value["trees"] = serde_json::json!([]);
+    let err = err_of(&value.to_string());
+    assert!(
+        err.contains("bad.json") && err.contains("no trees"),
+        "{err}"
+    );
     let err = CounterModel::load(Path::new("/nonexistent/m.json"))
         .unwrap_err()
         .to_string();

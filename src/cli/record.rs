@@ -108,7 +108,10 @@ pub fn dataset(
         if runtime.is_some() && !complete {
             dropped += 1;
             runtime = None;
-            failure = Some("counters unavailable".into());
+            failure = Some(match &e.counters_unavailable {
+                Some(reason) => format!("counters unavailable: {reason}"),
+                None => "counters unavailable".into(),
+            });
         }
         records.push(Record {
             runtime_us: runtime,
@@ -153,8 +156,17 @@ pub fn record(args: &RecordArgs) -> Result<()> {
     let mut backend = CudaBackend::open(desc.clone(), space.clone(), args.live.gpu_index, rules)?;
     let facts = backend.facts().clone();
     header.device = Some(facts.name.clone());
+    // Checked here, not at the first profiled test, so that the reason is said once up front.
     let profile = match backend.metric_names() {
-        Ok(_) => true,
+        Ok(_) => match libs::cupti_problem() {
+            None => true,
+            Some(reason) => {
+                eprintln!(
+                    "warning: hardware counters are unavailable because {reason}; recording runtimes only"
+                );
+                false
+            }
+        },
         Err(reason) => {
             eprintln!("warning: {reason}: recording runtimes only");
             false
@@ -245,6 +257,7 @@ mod tests {
             compiler_log: None,
             global_size: Some(4096.0),
             local_size: Some(tile * tile),
+            counters_unavailable: None,
             metrics: metrics.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             counters: BTreeMap::new(),
             cost_s: 0.5,
@@ -320,6 +333,23 @@ mod tests {
             d.records[1].failure.as_deref(),
             Some("counters unavailable")
         );
+        let mut without = entries[1].clone();
+        without.counters_unavailable = Some("CUPTI is too old".into());
+        let (d, _) = dataset(
+            "k",
+            None,
+            &space(),
+            &[entries[0].clone(), without.clone()],
+            out,
+        )
+        .unwrap();
+        assert_eq!(
+            d.records[1].failure.as_deref(),
+            Some("counters unavailable: CUPTI is too old")
+        );
+        // With no counters anywhere, runtimes are recorded as they are.
+        let (d, dropped) = dataset("k", None, &space(), &[without], out).unwrap();
+        assert_eq!((dropped, d.records[1].runtime_us), (0, Some(2.0)));
         assert_eq!(d.records[2].failure.as_deref(), Some("not measured"));
         let e = dataset("k", None, &space(), &[entry(16.0, 0.0, None, &[])], out).unwrap_err();
         assert!(e.to_string().contains("no configuration ran successfully"));

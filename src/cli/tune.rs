@@ -141,6 +141,7 @@ pub fn entry(space: &TuningSpace, step: &Step, details: Option<TestDetails>) -> 
         e.compiler_log = d.compiler_log;
         e.global_size = d.geometry.map(|g| g.global_size() as f64);
         e.local_size = d.geometry.map(|g| g.local_size() as f64);
+        e.counters_unavailable = d.counters_unavailable;
     }
     e
 }
@@ -427,11 +428,36 @@ mod tests {
                 block: [32, 8, 1],
                 shared_memory_bytes: 0,
             }),
+            counters_unavailable: None,
         };
         let e = entry(&sp, &step, Some(details));
         assert_eq!(e.metrics.len(), 1);
         assert_eq!(e.global_size, Some(4096.0));
         assert_eq!(e.local_size, Some(256.0));
         assert!(e.compiler_log.unwrap().contains("TILEX"));
+    }
+
+    #[test]
+    fn a_profiled_test_without_counters_keeps_its_runtime_and_the_reason() {
+        let sp = space();
+        let step = Step {
+            config: 1,
+            profiled: true,
+            measurement: Measurement {
+                runtime_us: Some(12.5),
+                counters: None,
+                failure: None,
+                cost_s: 0.2,
+            },
+            elapsed_s: 0.2,
+        };
+        let details = TestDetails {
+            counters_unavailable: Some("the CUPTI library (libcupti.so) was not found".into()),
+            ..TestDetails::default()
+        };
+        let e = entry(&sp, &step, Some(details));
+        assert_eq!(e.runtime_us, Some(12.5));
+        assert_eq!(e.failure, None);
+        assert!(e.counters_unavailable.unwrap().contains("libcupti.so"));
     }
 }

@@ -158,51 +158,136 @@ pub fn hash_unit(seed: u64, index: u64) -> f64 {
     (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// Generates `length` elements of `element` as `init` says.
+/// Bytes of `__constant__` memory on every CUDA device.
+pub const CONSTANT_BYTES: u64 = 65536;
+
+/// Checks that `n` elements of `element`, the value of `length`, fit in `limit` bytes of `memory`,
+/// before any host data is generated: billions of elements would otherwise abort the allocation.
+pub fn check_size(
+    element: Element,
+    length: &Expr,
+    n: usize,
+    limit: u64,
+    memory: &str,
+) -> Result<(), String> {
+    let bytes = n
+        .checked_mul(element.size())
+        .and_then(|b| u64::try_from(b).ok());
+    match bytes {
+        Some(b) if b <= limit => Ok(()),
+        _ => Err(format!(
+            "{} `{}` gives {n} elements of {} bytes, more than the {limit} bytes of {memory}",
+            length.role,
+            length.text,
+            element.size()
+        )),
+    }
+}
+
+/// Generates `length` elements of `element` as `init` says; `name` is the argument's, for errors.
 pub fn generate(
+    name: &str,
     element: Element,
     init: &Init,
     length: usize,
     scope: &Scope,
 ) -> Result<HostData, String> {
-    let value = |i: usize| -> f64 {
+    let value = |i: usize| -> Result<f64, String> {
         let i = i as u64;
-        match init {
+        Ok(match init {
             Init::Zeros | Init::Constant(_) => 0.0,
+            // The hash input only has to be distinct per element: wrapping keeps that.
             Init::Random {
                 seed,
                 stride,
                 offset,
                 scale,
-            } => scale * hash_unit(*seed, offset + stride * i),
+            } => scale * hash_unit(*seed, offset.wrapping_add(stride.wrapping_mul(i))),
             Init::Index {
                 stride,
                 offset,
                 scale,
-            } => scale * (offset + stride * i) as f64,
-        }
+            } => {
+                let index = stride
+                    .checked_mul(i)
+                    .and_then(|x| x.checked_add(*offset))
+                    .ok_or_else(|| {
+                        format!(
+                            "argument `{name}`: init index offset {offset} + stride {stride} × {i} exceeds 64 bits"
+                        )
+                    })?;
+                scale * index as f64
+            }
+        })
     };
     let constant = match init {
-        Init::Constant(e) => Some(e.number(scope)?),
+        Init::Constant(e) => {
+            let v = e.number(scope)?;
+            // The whole buffer holds this value: refuse what the element type cannot hold.
+            if integral(element, v).is_none() {
+                return Err(format!(
+                    "{} `{}` gives {v}, {}",
+                    e.role,
+                    e.text,
+                    not_integral(element)
+                ));
+            }
+            Some(v)
+        }
         _ => None,
     };
-    let at = |i| constant.unwrap_or_else(|| value(i));
+    let at = |i| constant.map_or_else(|| value(i), Ok);
     Ok(match element {
-        Element::F32 => HostData::F32((0..length).map(|i| at(i) as f32).collect()),
-        Element::F64 => HostData::F64((0..length).map(at).collect()),
-        Element::I32 => HostData::I32((0..length).map(|i| at(i) as i32).collect()),
-        Element::U32 => HostData::U32((0..length).map(|i| at(i) as u32).collect()),
+        Element::F32 => HostData::F32(
+            (0..length)
+                .map(|i| at(i).map(|v| v as f32))
+                .collect::<Result<_, _>>()?,
+        ),
+        Element::F64 => HostData::F64((0..length).map(at).collect::<Result<_, _>>()?),
+        Element::I32 => HostData::I32(
+            (0..length)
+                .map(|i| at(i).map(|v| v as i32))
+                .collect::<Result<_, _>>()?,
+        ),
+        Element::U32 => HostData::U32(
+            (0..length)
+                .map(|i| at(i).map(|v| v as u32))
+                .collect::<Result<_, _>>()?,
+        ),
     })
 }
 
-/// Converts a scalar's value to its element type.
-pub fn scalar(element: Element, value: f64) -> HostData {
+/// `value` when it is exactly representable in an integer `element`; floats always pass.
+fn integral(element: Element, value: f64) -> Option<f64> {
+    let range = match element {
+        Element::F32 | Element::F64 => return Some(value),
+        Element::I32 => f64::from(i32::MIN)..=f64::from(i32::MAX),
+        Element::U32 => 0.0..=f64::from(u32::MAX),
+    };
+    (value.fract() == 0.0 && range.contains(&value)).then_some(value)
+}
+
+fn not_integral(element: Element) -> &'static str {
     match element {
+        Element::U32 => "not an integer between 0 and 4294967295 (u32)",
+        _ => "not an integer between -2147483648 and 2147483647 (i32)",
+    }
+}
+
+/// Converts scalar argument `name`'s value to its element type; integers must be exact and in range.
+pub fn scalar(name: &str, element: Element, value: f64) -> Result<HostData, String> {
+    let Some(value) = integral(element, value) else {
+        return Err(format!(
+            "argument `{name}`: value {value} is {}",
+            not_integral(element)
+        ));
+    };
+    Ok(match element {
         Element::F32 => HostData::F32(vec![value as f32]),
         Element::F64 => HostData::F64(vec![value]),
         Element::I32 => HostData::I32(vec![value as i32]),
         Element::U32 => HostData::U32(vec![value as u32]),
-    }
+    })
 }
 
 /// Compares a kernel's output with the reference: every element must satisfy
@@ -254,10 +339,10 @@ mod tests {
             offset: 1,
             scale: 10.0,
         };
-        let HostData::F32(aos) = generate(Element::F32, &aos, 16, &s).unwrap() else {
+        let HostData::F32(aos) = generate("a", Element::F32, &aos, 16, &s).unwrap() else {
             panic!("f32 expected")
         };
-        let HostData::F32(y) = generate(Element::F32, &y, 4, &s).unwrap() else {
+        let HostData::F32(y) = generate("a", Element::F32, &y, 4, &s).unwrap() else {
             panic!("f32 expected")
         };
         assert_eq!(y, vec![aos[1], aos[5], aos[9], aos[13]]);
@@ -274,14 +359,95 @@ mod tests {
             scale: 1.0,
         };
         assert_eq!(
-            generate(Element::I32, &idx, 4, &s).unwrap(),
+            generate("a", Element::I32, &idx, 4, &s).unwrap(),
             HostData::I32(vec![1, 3, 5, 7])
         );
         assert_eq!(
-            generate(Element::F64, &Init::Zeros, 2, &s).unwrap(),
+            generate("a", Element::F64, &Init::Zeros, 2, &s).unwrap(),
             HostData::F64(vec![0.0, 0.0])
         );
-        assert_eq!(scalar(Element::U32, 4096.0), HostData::U32(vec![4096]));
+        assert_eq!(
+            scalar("n", Element::U32, 4096.0).unwrap(),
+            HostData::U32(vec![4096])
+        );
+    }
+
+    fn expr(text: &str, role: &str) -> Expr {
+        let known = vec!["N".to_string()];
+        Expr::compile(text, role, std::path::Path::new("k.toml"), 1, &known).unwrap()
+    }
+
+    #[test]
+    fn index_overflow_is_an_error_and_random_wraps() {
+        let s = scope([]);
+        let idx = Init::Index {
+            stride: 1 << 63,
+            offset: 0,
+            scale: 1.0,
+        };
+        let err = generate("in", Element::F32, &idx, 3, &s).unwrap_err();
+        assert!(
+            err.starts_with("argument `in`: init index offset 0"),
+            "{err}"
+        );
+        let rnd = Init::Random {
+            seed: 1,
+            stride: u64::MAX,
+            offset: u64::MAX,
+            scale: 1.0,
+        };
+        assert_eq!(generate("in", Element::F32, &rnd, 3, &s).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn integer_scalars_and_constants_must_fit_exactly() {
+        assert_eq!(
+            scalar("n", Element::I32, -5.0).unwrap(),
+            HostData::I32(vec![-5])
+        );
+        assert_eq!(
+            scalar("x", Element::F32, 2.5).unwrap(),
+            HostData::F32(vec![2.5])
+        );
+        let err = scalar("n", Element::I32, 2.5).unwrap_err();
+        assert!(
+            err.starts_with("argument `n`: value 2.5 is not an integer"),
+            "{err}"
+        );
+        assert!(scalar("n", Element::I32, 3e9).is_err());
+        assert!(scalar("n", Element::U32, -1.0).is_err());
+        assert!(scalar("n", Element::U32, 5e9).is_err());
+        assert!(scalar("n", Element::U32, f64::NAN).is_err());
+        let s = scope([("N", 0.5)]);
+        let init = Init::Constant(expr("N", "argument `c` value"));
+        let err = generate("c", Element::U32, &init, 2, &s).unwrap_err();
+        assert!(err.starts_with("argument `c` value `N` gives 0.5"), "{err}");
+    }
+
+    #[test]
+    fn sizes_are_checked_before_generation() {
+        let len = expr("N * N", "argument `a` length");
+        assert!(check_size(
+            Element::F64,
+            &len,
+            8192,
+            CONSTANT_BYTES,
+            "__constant__ memory"
+        )
+        .is_ok());
+        let err = check_size(
+            Element::F64,
+            &len,
+            8193,
+            CONSTANT_BYTES,
+            "__constant__ memory",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "argument `a` length `N * N` gives 8193 elements of 8 bytes, more than the 65536 bytes of __constant__ memory"
+        );
+        assert!(check_size(Element::F32, &len, usize::MAX, u64::MAX, "device memory").is_err());
     }
 
     #[test]

@@ -49,15 +49,22 @@ pub struct LaunchGeometry {
 }
 
 impl LaunchGeometry {
-    /// Threads per block (the recorded *Local size*).
+    /// Threads per block (the recorded *Local size*), saturating at `u64::MAX`.
     pub fn local_size(&self) -> u64 {
-        self.block.iter().map(|&b| u64::from(b)).product()
+        product(&self.block)
     }
 
-    /// Threads launched in total (the recorded *Global size*).
+    /// Threads launched in total (the recorded *Global size*), saturating at `u64::MAX`: six
+    /// 32-bit factors can exceed 64 bits before the device limits are checked.
     pub fn global_size(&self) -> u64 {
-        self.local_size() * self.grid.iter().map(|&g| u64::from(g)).product::<u64>()
+        self.local_size().saturating_mul(product(&self.grid))
     }
+}
+
+fn product(sizes: &[u32; 3]) -> u64 {
+    sizes
+        .iter()
+        .fold(1u64, |p, &s| p.saturating_mul(u64::from(s)))
 }
 
 fn dims(exprs: &[Expr], scope: &Scope, what: &str, max: &[u64; 3]) -> Result<[u32; 3], String> {
@@ -163,6 +170,17 @@ mod tests {
         assert_eq!(g.block, [32, 8, 1]);
         assert_eq!(g.local_size(), 256);
         assert_eq!(g.global_size(), 4096 * 4096 / 4);
+    }
+
+    #[test]
+    fn sizes_beyond_64_bits_saturate() {
+        let g = LaunchGeometry {
+            grid: [u32::MAX; 3],
+            block: [u32::MAX; 3],
+            shared_memory_bytes: 0,
+        };
+        assert_eq!(g.local_size(), u64::MAX);
+        assert_eq!(g.global_size(), u64::MAX);
     }
 
     #[test]

@@ -20,6 +20,10 @@ use crate::space::{ConfigId, TuningSpace};
 use file::{line_of, RawArgument, RawFile};
 use std::path::{Path, PathBuf};
 
+/// Most timed or warm-up runs per test: more would take hours per configuration, and the timing
+/// events of every repetition are held at once.
+const MAX_RUNS: i64 = 100_000;
+
 /// A tuning parameter and the values it takes, in file order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parameter {
@@ -270,11 +274,11 @@ impl KernelDescription {
         let positive = |v: Option<&toml::Spanned<i64>>, key: &str, default: usize, min: i64| match v
         {
             None => Ok(default),
-            Some(s) if *s.get_ref() >= min => Ok(*s.get_ref() as usize),
+            Some(s) if (min..=MAX_RUNS).contains(s.get_ref()) => Ok(*s.get_ref() as usize),
             Some(s) => Err(Error::parse(
                 path,
                 at(s.span()),
-                format!("kernel.{key} must be at least {min}"),
+                format!("kernel.{key} must be between {min} and {MAX_RUNS}"),
             )),
         };
         let repetitions = positive(raw.kernel.repetitions.as_ref(), "repetitions", 10, 1)?;

@@ -202,7 +202,20 @@ fn parameter_and_argument_errors_are_named() {
     );
     let e = err(&SMALL.replace("repetitions = 5", "repetitions = 0"));
     assert!(
-        e.starts_with("dir/k.toml:5: kernel.repetitions must be at least 1"),
+        e.starts_with("dir/k.toml:5: kernel.repetitions must be between 1 and 100000"),
+        "{e}"
+    );
+    let e = err(&SMALL.replace("repetitions = 5", "repetitions = 100001"));
+    assert!(
+        e.starts_with("dir/k.toml:5: kernel.repetitions must be between 1 and 100000"),
+        "{e}"
+    );
+    let e = err(&SMALL.replace(
+        "repetitions = 5",
+        "repetitions = 5\nwarmup = 9223372036854775807",
+    ));
+    assert!(
+        e.starts_with("dir/k.toml:6: kernel.warmup must be between 0 and 100000"),
         "{e}"
     );
 }
@@ -326,7 +339,9 @@ fn coulomb_layouts_receive_the_same_atoms() {
             panic!("{name} is a scalar")
         };
         let n = length.integer(&scope).unwrap() as usize;
-        args::generate(a.element, init, n, &scope).unwrap().to_f64()
+        args::generate(&a.name, a.element, init, n, &scope)
+            .unwrap()
+            .to_f64()
     };
     let aos = data("atoms");
     assert_eq!(aos.len(), 16_000);

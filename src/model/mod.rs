@@ -216,6 +216,9 @@ impl CounterModel {
                 self.gpu.compute_capability
             ));
         }
+        if self.trees.is_empty() {
+            return Err("no trees: the model predicts no counter".into());
+        }
         let mut seen = BTreeSet::new();
         for t in &self.trees {
             if !seen.insert(t.counter) {

@@ -161,12 +161,14 @@ impl FlatTree {
         Ok(tree)
     }
 
-    /// Checks the structure: a non-empty tree, children after parents and in range, features below
-    /// `features`, finite values. Guarantees [`FlatTree::predict`] terminates without panicking.
+    /// Checks the structure: a non-empty tree, children after parents and in range, one parent per
+    /// node, features below `features`, finite values. Guarantees [`FlatTree::predict`] terminates
+    /// without panicking and the depth [`FlatTree::predict_rows`] walks is every leaf's.
     pub fn validate(&self, features: usize) -> Result<(), String> {
         if self.nodes.is_empty() {
             return Err("a tree has no nodes".into());
         }
+        let mut parent: Vec<Option<usize>> = vec![None; self.nodes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
             if !n.value.is_finite() {
                 return Err(format!("node {i} has a non-finite value"));
@@ -183,6 +185,13 @@ impl FlatTree {
             for c in [n.yes, n.no] {
                 if c as usize <= i || c as usize >= self.nodes.len() {
                     return Err(format!("node {i} has child {c} out of order or range"));
+                }
+                // A shared child gets one level, wrong for one of its paths, in `FlatTree::from`.
+                match parent[c as usize] {
+                    Some(p) if p != i => {
+                        return Err(format!("node {c} has two parents, nodes {p} and {i}"))
+                    }
+                    _ => parent[c as usize] = Some(i),
                 }
             }
         }
@@ -314,5 +323,11 @@ mod tests {
         assert!(back.validate(1).unwrap_err().contains("feature 1"));
         let cyclic: FlatTree = serde_json::from_str("[[0,0.5,0,0]]").unwrap();
         assert!(cyclic.validate(1).unwrap_err().contains("out of order"));
+        let shared: FlatTree =
+            serde_json::from_str("[[0,0.5,1,2],[0,0.2,2,3],[-1,1.0,0,0],[-1,2.0,0,0]]").unwrap();
+        assert_eq!(
+            shared.validate(1).unwrap_err(),
+            "node 2 has two parents, nodes 0 and 1"
+        );
     }
 }

@@ -17,7 +17,7 @@ pub use metrics::{MetricPlan, PRE_VOLTA};
 
 use crate::backend::{Backend, Measurement};
 use crate::error::{Error, Result};
-use crate::kernel::{args, ArgumentKind, HostData, KernelDescription, LaunchGeometry, Scope};
+use crate::kernel::{args, ArgumentKind, HostData, Init, KernelDescription, LaunchGeometry, Scope};
 use crate::rules::Rules;
 use crate::space::{ConfigId, TuningSpace};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
@@ -39,6 +39,8 @@ pub struct TestDetails {
     pub compiler_log: Option<String>,
     /// The launch, when the geometry was valid.
     pub geometry: Option<LaunchGeometry>,
+    /// Why a profiled test has no counters though it ran (no CUPTI, a CUPTI too old…).
+    pub counters_unavailable: Option<String>,
 }
 
 /// Shared slot through which the backend hands each test's details to whoever records them.
@@ -52,6 +54,22 @@ struct Compiled {
     function: CudaFunction,
 }
 
+/// Compiled modules kept loaded: the current configuration's and the one before. `record` runs
+/// each configuration once, so keeping them all would fill GPU memory and fail later modules.
+const KEPT_MODULES: usize = 2;
+
+/// What a buffer or `__constant__` was generated from: its length and, for `Init::Constant`, the
+/// value's bits (the expression may depend on tuning parameters).
+type DataKey = (usize, Option<u64>);
+
+/// A device buffer, what it was generated from, and the host data to restore it from when kernels
+/// may have overwritten it.
+struct Loaded {
+    key: DataKey,
+    buf: DeviceBuf,
+    host: Option<HostData>,
+}
+
 /// A backend that runs configurations of a kernel description on a GPU.
 pub struct CudaBackend {
     desc: KernelDescription,
@@ -59,13 +77,16 @@ pub struct CudaBackend {
     source: String,
     facts: DeviceFacts,
     rules: Rules,
+    // Declared before the modules and buffers so that it drops first: CUPTI is disabled on the
+    // context while everything it may refer to still exists.
+    profiler: Option<std::result::Result<RangeProfiler, String>>,
     stream: Arc<CudaStream>,
-    compiled: HashMap<ConfigId, CompileResult>,
-    buffers: Vec<Option<(usize, DeviceBuf)>>,
-    constants: HashMap<(usize, usize), HostData>,
+    compiled: Vec<(ConfigId, Rc<Compiled>)>,
+    failed: HashMap<ConfigId, (String, Option<String>)>,
+    buffers: Vec<Option<Loaded>>,
+    constants: HashMap<(usize, DataKey), HostData>,
     reference: Option<Vec<f64>>,
     plan: std::result::Result<MetricPlan, String>,
-    profiler: Option<std::result::Result<RangeProfiler, String>>,
     broken: Option<String>,
     details: DetailsSlot,
 }
@@ -105,18 +126,19 @@ impl CudaBackend {
         let plan = MetricPlan::for_device(&rules, facts.compute_capability);
         let buffers = desc.arguments.iter().map(|_| None).collect();
         Ok(CudaBackend {
+            profiler: None,
             stream: ctx.default_stream(),
             desc,
             space,
             source,
             facts,
             rules,
-            compiled: HashMap::new(),
+            compiled: Vec::new(),
+            failed: HashMap::new(),
             buffers,
             constants: HashMap::new(),
             reference: None,
             plan,
-            profiler: None,
             broken: None,
             details: Rc::new(RefCell::new(None)),
         })
@@ -141,8 +163,11 @@ impl CudaBackend {
     }
 
     fn compile(&mut self, config: ConfigId) -> std::result::Result<Rc<Compiled>, Fail> {
-        if let Some(done) = self.compiled.get(&config) {
-            return done.clone().map_err(|(reason, _)| Fail::Invalid(reason));
+        if let Some((_, done)) = self.compiled.iter().find(|(id, _)| *id == config) {
+            return Ok(done.clone());
+        }
+        if let Some((reason, _)) = self.failed.get(&config) {
+            return Err(Fail::Invalid(reason.clone()));
         }
         let values = self.space.config(config).to_vec();
         let cc = self.facts.compute_capability;
@@ -156,7 +181,7 @@ impl CudaBackend {
             name: Some(self.desc.source_path.display().to_string()),
             ..CompileOptions::default()
         };
-        let result = match cudarc::nvrtc::compile_ptx_with_opts(&self.source, opts) {
+        let result: CompileResult = match cudarc::nvrtc::compile_ptx_with_opts(&self.source, opts) {
             Err(CompileError::CompileError { log, .. }) => Err((
                 "compilation failed (see compiler_log)".to_string(),
                 Some(log.to_string_lossy().into_owned()),
@@ -177,11 +202,24 @@ impl CudaBackend {
                 },
             },
         };
-        self.compiled.insert(config, result.clone());
-        result.map_err(|(reason, _)| Fail::Invalid(reason))
+        match result {
+            Ok(compiled) => {
+                if self.compiled.len() >= KEPT_MODULES {
+                    self.compiled.remove(0);
+                }
+                self.compiled.push((config, compiled.clone()));
+                Ok(compiled)
+            }
+            // Failures are cheap to keep and expensive to find again.
+            Err((reason, log)) => {
+                self.failed.insert(config, (reason.clone(), log));
+                Err(Fail::Invalid(reason))
+            }
+        }
     }
 
-    /// Allocates and initialises buffers whose length changed, and copies `__constant__` data.
+    /// Allocates and initialises buffers whose length or constant value changed, restores kept
+    /// inputs, and copies `__constant__` data.
     fn prepare(
         &mut self,
         scope: &Scope,
@@ -191,21 +229,34 @@ impl CudaBackend {
         for (i, arg) in self.desc.arguments.iter().enumerate() {
             match &arg.kind {
                 ArgumentKind::Scalar { value } => {
-                    scalars.push(args::scalar(
-                        arg.element,
-                        value.number(scope).map_err(Fail::Invalid)?,
-                    ));
+                    let v = value.number(scope).map_err(Fail::Invalid)?;
+                    scalars.push(args::scalar(&arg.name, arg.element, v).map_err(Fail::Invalid)?);
                 }
                 ArgumentKind::Buffer { length, init } => {
                     let n = length_of(length, scope)?;
-                    if self.buffers[i].as_ref().is_some_and(|(len, _)| *len == n) {
+                    let key = (n, constant_bits(init, scope)?);
+                    if let Some(loaded) = self.buffers[i].as_mut().filter(|l| l.key == key) {
+                        if let Some(host) = &loaded.host {
+                            run::refill(&self.stream, &mut loaded.buf, host)
+                                .map_err(run::classify)?;
+                        }
                         continue;
                     }
                     self.buffers[i] = None;
-                    let data =
-                        args::generate(arg.element, init, n, scope).map_err(Fail::Invalid)?;
+                    let memory = self.facts.memory_bytes;
+                    args::check_size(arg.element, length, n, memory, "device memory")
+                        .map_err(Fail::Invalid)?;
+                    let data = args::generate(&arg.name, arg.element, init, n, scope)
+                        .map_err(Fail::Invalid)?;
                     let buf = run::upload(&self.stream, &data).map_err(run::classify)?;
-                    self.buffers[i] = Some((n, buf));
+                    // With an output check, a kernel that writes its inputs would feed the next
+                    // configuration other data than the reference had: keep inputs to restore them.
+                    let restore = self.desc.check.as_ref().is_some_and(|c| c.output != i);
+                    self.buffers[i] = Some(Loaded {
+                        key,
+                        buf,
+                        host: restore.then_some(data),
+                    });
                 }
                 ArgumentKind::Constant { length, init, when } => {
                     if let Some(w) = when {
@@ -214,12 +265,16 @@ impl CudaBackend {
                         }
                     }
                     let n = length_of(length, scope)?;
-                    let data = match self.constants.get(&(i, n)) {
+                    let key = (i, (n, constant_bits(init, scope)?));
+                    let data = match self.constants.get(&key) {
                         Some(d) => d.clone(),
                         None => {
-                            let d = args::generate(arg.element, init, n, scope)
+                            let limit = args::CONSTANT_BYTES;
+                            args::check_size(arg.element, length, n, limit, "__constant__ memory")
                                 .map_err(Fail::Invalid)?;
-                            self.constants.insert((i, n), d.clone());
+                            let d = args::generate(&arg.name, arg.element, init, n, scope)
+                                .map_err(Fail::Invalid)?;
+                            self.constants.insert(key, d.clone());
                             d
                         }
                     };
@@ -257,7 +312,7 @@ impl CudaBackend {
         let compiled = match self.compile(config) {
             Ok(c) => c,
             Err(f) => {
-                if let Some(Err((_, log))) = self.compiled.get(&config) {
+                if let Some((_, log)) = self.failed.get(&config) {
                     details.compiler_log = log.clone();
                 }
                 return Err(f);
@@ -266,8 +321,8 @@ impl CudaBackend {
         let scalars = self.prepare(&scope, &compiled)?;
         let output = self.desc.check.as_ref().map(|c| c.output);
         if let Some(o) = output {
-            if let Some((_, b)) = self.buffers[o].as_mut() {
-                run::zero(&self.stream, b).map_err(run::classify)?;
+            if let Some(l) = self.buffers[o].as_mut() {
+                run::zero(&self.stream, &mut l.buf).map_err(run::classify)?;
             }
         }
         {
@@ -277,27 +332,30 @@ impl CudaBackend {
         }
         self.stream.synchronize().map_err(run::classify)?;
         let result = match output.and_then(|o| self.buffers[o].as_ref()) {
-            Some((_, b)) => Some(run::download(&self.stream, b).map_err(run::classify)?),
+            Some(l) => Some(run::download(&self.stream, &l.buf).map_err(run::classify)?),
             None => None,
         };
         Ok((geometry, compiled, scalars, result))
     }
 
-    fn reference_output(&mut self) -> Result<Vec<f64>> {
-        if let Some(r) = &self.reference {
-            return Ok(r.clone());
+    /// Runs the reference configuration once, when there is a check and it has not run yet.
+    ///
+    /// Called before the tested configuration is prepared, since the reference prepares buffers
+    /// of its own. Its failure is no fault of the tested configuration: it stops tuning.
+    fn ensure_reference(&mut self) -> Result<()> {
+        if self.reference.is_some() {
+            return Ok(());
         }
         let Some(check) = self.desc.check.clone() else {
-            return Ok(Vec::new());
+            return Ok(());
         };
         let id = check.reference_config(&self.space, &self.desc.path)?;
         let mut details = TestDetails::default();
         match self.first_run(id, &mut details) {
-            Ok((_, _, _, Some(out))) => {
-                self.reference = Some(out.clone());
-                Ok(out)
+            Ok((_, _, _, out)) => {
+                self.reference = Some(out.unwrap_or_default());
+                Ok(())
             }
-            Ok(_) => Ok(Vec::new()),
             Err(Fail::Invalid(r) | Fail::Fatal(r)) => Err(Error::Device(format!(
                 "the reference configuration {} failed, so outputs cannot be checked: {r}{}",
                 self.space.describe(id),
@@ -346,11 +404,9 @@ impl CudaBackend {
             self.ensure_profiler();
         }
         let (geometry, compiled, scalars, output) = self.first_run(config, details)?;
-        if let (Some(out), Some(check)) = (output, self.desc.check.clone()) {
-            let reference = self
-                .reference_output()
-                .map_err(|e| Fail::Fatal(e.to_string()))?;
-            args::compare(&out, &reference, check.tolerance).map_err(Fail::Invalid)?;
+        if let (Some(out), Some(check)) = (output, &self.desc.check) {
+            let reference = self.reference.as_deref().unwrap_or_default();
+            args::compare(&out, reference, check.tolerance).map_err(Fail::Invalid)?;
         }
         let refs = arg_refs(&self.desc, &self.buffers, &scalars);
         let mut launch = || run::launch(&self.stream, &compiled.function, &geometry, &refs);
@@ -363,30 +419,34 @@ impl CudaBackend {
         if !profile {
             return Ok((runtime, None));
         }
-        let plan = match &self.plan {
-            Ok(p) => p.clone(),
-            Err(reason) => return Err(Fail::Invalid(reason.clone())),
+        // Missing counters are no fault of the configuration: its runtime stands, and the reason
+        // goes to the journal.
+        let mut unavailable = |reason: &str| {
+            details.counters_unavailable = Some(reason.to_string());
+            Ok((runtime, None))
         };
-        let profiler = match &mut self.profiler {
-            Some(Ok(p)) => p,
-            Some(Err(reason)) => {
-                return Err(Fail::Invalid(format!("counters unavailable: {reason}")))
-            }
-            None => {
-                return Err(Fail::Invalid(
-                    "counters unavailable: the profiler was not set up".into(),
-                ))
-            }
+        let (plan, profiler) = match (&self.plan, &mut self.profiler) {
+            (Ok(plan), Some(Ok(profiler))) => (plan.clone(), profiler),
+            (Err(reason), _) => return unavailable(reason),
+            (Ok(_), Some(Err(reason))) => return unavailable(reason),
+            (Ok(_), None) => return unavailable("the profiler was not set up"),
         };
         let stream = &self.stream;
+        let mut fault = None;
         let mut once = || {
             run::launch(stream, &compiled.function, &geometry, &refs)
                 .and_then(|_| stream.synchronize())
-                .map_err(run::describe)
+                .map_err(|e| {
+                    fault = Some(e);
+                    run::describe(e)
+                })
         };
-        let raw = profiler
-            .profile(&mut once)
-            .map_err(|r| Fail::Invalid(format!("profiling failed: {r}")))?;
+        let raw = match (profiler.profile(&mut once), fault) {
+            (Ok(raw), _) => raw,
+            // The kernel's own fault is classified as in timing: a sticky error breaks the context.
+            (Err(_), Some(e)) => return Err(run::classify(e)),
+            (Err(r), None) => return Err(Fail::Invalid(format!("profiling failed: {r}"))),
+        };
         details.metrics = plan
             .names
             .iter()
@@ -405,7 +465,7 @@ impl CudaBackend {
 /// The launch arguments, in kernel parameter order (constants are not arguments).
 fn arg_refs<'a>(
     desc: &KernelDescription,
-    buffers: &'a [Option<(usize, DeviceBuf)>],
+    buffers: &'a [Option<Loaded>],
     scalars: &'a [HostData],
 ) -> Vec<ArgRef<'a>> {
     let mut s = scalars.iter();
@@ -418,14 +478,22 @@ fn arg_refs<'a>(
                 }
             }
             ArgumentKind::Buffer { .. } => {
-                if let Some((_, b)) = buf {
-                    out.push(ArgRef::Buffer(b));
+                if let Some(l) = buf {
+                    out.push(ArgRef::Buffer(&l.buf));
                 }
             }
             ArgumentKind::Constant { .. } => {}
         }
     }
     out
+}
+
+/// The value of an `Init::Constant`, as bits for a reuse key; `None` for other initialisations.
+fn constant_bits(init: &Init, scope: &Scope) -> std::result::Result<Option<u64>, Fail> {
+    match init {
+        Init::Constant(e) => Ok(Some(e.number(scope).map_err(Fail::Invalid)?.to_bits())),
+        _ => Ok(None),
+    }
 }
 
 fn length_of(length: &crate::kernel::Expr, scope: &Scope) -> std::result::Result<usize, Fail> {
@@ -498,6 +566,9 @@ impl Backend for CudaBackend {
             )));
         }
         let start = Instant::now();
+        // Before `config` is prepared (the reference prepares its own buffers); an error stops
+        // tuning with nothing journaled for `config`.
+        self.ensure_reference()?;
         let mut details = TestDetails::default();
         let outcome = self.test(config, profile, &mut details);
         *self.details.borrow_mut() = Some(details);

@@ -76,6 +76,14 @@ impl RangeProfiler {
                 "cuptiProfilerInitialize",
                 sys::cuptiProfilerInitialize(&mut init),
             )?;
+            // From here on, an early return drops the guard, which undoes what was set up so far.
+            let mut profiler = RangeProfiler {
+                object: std::ptr::null_mut(),
+                host: std::ptr::null_mut(),
+                config_image: Vec::new(),
+                names: Vec::new(),
+                passes: 0,
+            };
 
             let mut chip = params!(
                 sys::CUpti_Device_GetChipName_Params,
@@ -97,7 +105,7 @@ impl RangeProfiler {
                 "cuptiRangeProfilerEnable",
                 sys::cuptiRangeProfilerEnable(&mut enable),
             )?;
-            let object = enable.pRangeProfilerObject;
+            profiler.object = enable.pRangeProfilerObject;
 
             let mut avail = params!(
                 sys::CUpti_Profiler_GetCounterAvailability_Params,
@@ -127,14 +135,7 @@ impl RangeProfiler {
                 sys::cuptiProfilerHostInitialize(&mut host_init),
             )?;
             let host = host_init.pHostObject;
-
-            let mut profiler = RangeProfiler {
-                object,
-                host,
-                config_image: Vec::new(),
-                names: Vec::new(),
-                passes: 0,
-            };
+            profiler.host = host;
             // One at a time, so that a metric the chip lacks costs only itself.
             let mut accepted = Vec::new();
             for name in metrics {
@@ -336,20 +337,25 @@ impl RangeProfiler {
 
 impl Drop for RangeProfiler {
     fn drop(&mut self) {
-        // SAFETY: the objects were created in `new` and are released once, in reverse order.
+        // SAFETY: the objects were created in `new` (null when set-up stopped before them) and are
+        // released once, in reverse order.
         unsafe {
-            let mut disable = params!(
-                sys::CUpti_RangeProfiler_Disable_Params,
-                sys::RangeProfiler_Disable_Params_STRUCT_SIZE
-            );
-            disable.pRangeProfilerObject = self.object;
-            let _ = sys::cuptiRangeProfilerDisable(&mut disable);
-            let mut deinit = params!(
-                sys::CUpti_Profiler_Host_Deinitialize_Params,
-                sys::Profiler_Host_Deinitialize_Params_STRUCT_SIZE
-            );
-            deinit.pHostObject = self.host;
-            let _ = sys::cuptiProfilerHostDeinitialize(&mut deinit);
+            if !self.object.is_null() {
+                let mut disable = params!(
+                    sys::CUpti_RangeProfiler_Disable_Params,
+                    sys::RangeProfiler_Disable_Params_STRUCT_SIZE
+                );
+                disable.pRangeProfilerObject = self.object;
+                let _ = sys::cuptiRangeProfilerDisable(&mut disable);
+            }
+            if !self.host.is_null() {
+                let mut deinit = params!(
+                    sys::CUpti_Profiler_Host_Deinitialize_Params,
+                    sys::Profiler_Host_Deinitialize_Params_STRUCT_SIZE
+                );
+                deinit.pHostObject = self.host;
+                let _ = sys::cuptiProfilerHostDeinitialize(&mut deinit);
+            }
             let mut done = params!(
                 sys::CUpti_Profiler_DeInitialize_Params,
                 sys::Profiler_DeInitialize_Params_STRUCT_SIZE

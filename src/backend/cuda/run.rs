@@ -84,6 +84,22 @@ pub fn upload(stream: &Arc<CudaStream>, data: &HostData) -> Result<DeviceBuf, Dr
     })
 }
 
+/// Copies host data into an existing buffer of the same type and length (restoring inputs).
+pub fn refill(
+    stream: &Arc<CudaStream>,
+    buf: &mut DeviceBuf,
+    data: &HostData,
+) -> Result<(), DriverError> {
+    match (buf, data) {
+        (DeviceBuf::F32(d), HostData::F32(v)) if d.len() == v.len() => stream.memcpy_htod(v, d),
+        (DeviceBuf::F64(d), HostData::F64(v)) if d.len() == v.len() => stream.memcpy_htod(v, d),
+        (DeviceBuf::I32(d), HostData::I32(v)) if d.len() == v.len() => stream.memcpy_htod(v, d),
+        (DeviceBuf::U32(d), HostData::U32(v)) if d.len() == v.len() => stream.memcpy_htod(v, d),
+        // Both come from the same argument; a mismatch would be a bug here, not a reason to panic.
+        _ => Err(DriverError(CUresult::CUDA_ERROR_INVALID_VALUE)),
+    }
+}
+
 /// Copies a device buffer back, as `f64` for comparisons.
 pub fn download(stream: &Arc<CudaStream>, buf: &DeviceBuf) -> Result<Vec<f64>, DriverError> {
     Ok(match buf {
