@@ -247,6 +247,19 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
         args.live.gpu_index,
         rules.clone(),
     )?;
+    if args.searcher != SearcherKind::Random {
+        // Without counters the profile-based searcher could only re-profile its best configuration
+        // round after round; say so before spending any test.
+        let problem = match backend.metric_names() {
+            Err(reason) => Some(reason.to_string()),
+            Ok(_) => libs::cupti_problem(),
+        };
+        if let Some(reason) = problem {
+            return Err(Error::Device(format!(
+                "the profile-based searcher needs hardware counters, which are unavailable ({reason}); use --searcher random"
+            )));
+        }
+    }
     let facts = backend.facts().clone();
     let device =
         rules
