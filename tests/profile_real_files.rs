@@ -191,3 +191,47 @@ fn mismatched_models_and_counter_sources_are_refused_with_the_reason() {
     ]);
     assert!(err.contains("unknown GPU `9999`"), "{err}");
 }
+
+#[test]
+fn explain_reads_the_papers_manual_tuning_example() {
+    // Paper §2.3: the first Coulomb configuration on the GTX 680 is L2-read and FP32 heavy; reusing
+    // loaded atoms over more z iterations is the cure.
+    let space = file("coulomb", "680");
+    let out = Command::new(env!("CARGO_BIN_EXE_pcsearch"))
+        .args(["explain", "--space", &space, "--format", "json", "--top", "5", "--config"])
+        .arg("WORK_GROUP_SIZE_X=16,WORK_GROUP_SIZE_Y=4,WORK_GROUP_SIZE_Z=1,Z_ITERATIONS=1,INNER_UNROLL_FACTOR=0,USE_SOA=0,USE_CONSTANT_MEMORY=0,VECTOR_SIZE=1")
+        .output()
+        .expect("run pcsearch");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let l2_read = 69206555.0 / (69206555.0 + 2097153.0) * 0.2;
+    assert!((number(&report["bottlenecks"], "l2_read") - l2_read).abs() < 1e-9);
+    assert!((number(&report["delta_pc"], "L2_RT") + l2_read).abs() < 1e-9);
+    assert!((number(&report, "runtime_over_best") - 19106.0 / 4613.0).abs() < 1e-9);
+    let candidates = report["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 5);
+    for c in candidates {
+        let config = c["configuration"].as_str().unwrap();
+        assert!(
+            config.contains("Z_ITERATIONS=16") || config.contains("Z_ITERATIONS=32"),
+            "{config}"
+        );
+        assert!(number(c, "runtime_over_best") <= 1.1, "{c}");
+        assert!(number(c, "score") > 0.18, "{c}");
+    }
+}
+
+#[test]
+fn matrix_needs_two_gpus_and_trains_its_own_models() {
+    let one = file("coulomb", "680");
+    let err = failure(&["matrix", "--space", &one]);
+    assert!(err.contains("at least two GPUs"), "{err}");
+    let two = file("coulomb", "750");
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/coulomb-1070.json");
+    let err = failure(&["matrix", "--space", &one, &two, "--model", model]);
+    assert!(err.contains("leave out --model"), "{err}");
+}
