@@ -3,8 +3,8 @@
 
 use super::args::{Format, MatrixArgs};
 use super::setup::{load_rules, resolve_device, searcher_factory};
-use super::simulate::repetition;
-use crate::data::{self, Dataset, ReadOptions};
+use super::simulate::{load_spaces, repetition};
+use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::experiment::{self, geometric_mean, searchers_json, StepStats};
 use crate::model::{CounterModel, TrainOptions};
@@ -37,15 +37,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
         ));
     }
     let rules = load_rules(&args.expert.rules)?;
-    let options = ReadOptions {
-        parameters: args.spaces.parameters.clone(),
-    };
-    let spaces: Vec<Arc<Dataset>> = args
-        .spaces
-        .space
-        .iter()
-        .map(|p| data::load(p, &options).map(Arc::new))
-        .collect::<Result<_>>()?;
+    let spaces = load_spaces(&args.spaces)?;
     let mut labels = Vec::new();
     let mut models = Vec::new();
     for dataset in &spaces {

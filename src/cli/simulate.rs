@@ -1,7 +1,7 @@
 //! `simulate` and `compare`: repeated seeded searches on recorded data.
 
 use super::args::{
-    CompareArgs, ExpertArgs, Format, RunArgs, SearcherKind, SimulateArgs, SpaceArgs,
+    CompareArgs, ExpertArgs, Format, RunArgs, SearcherKind, SimulateArgs, SpaceArgs, SpacesArgs,
 };
 use super::setup::{load_model, searcher_factory};
 use crate::data::{self, Dataset, ReadOptions};
@@ -10,14 +10,28 @@ use crate::experiment::{
     self, print_comparison, print_simulation, print_summary, Repetition, SpaceFacts, StepStats,
 };
 use crate::model::CounterModel;
+use std::path::Path;
 use std::sync::Arc;
+
+/// Reads one recorded space, taking `parameters` (when given) as its tuning parameters.
+fn load_dataset(path: &Path, parameters: &Option<Vec<String>>) -> Result<Arc<Dataset>> {
+    let options = ReadOptions {
+        parameters: parameters.clone(),
+    };
+    Ok(Arc::new(data::load(path, &options)?))
+}
 
 /// Reads the space named by `args`.
 pub fn load_space(args: &SpaceArgs) -> Result<Arc<Dataset>> {
-    let options = ReadOptions {
-        parameters: args.parameters.clone(),
-    };
-    Ok(Arc::new(data::load(&args.space, &options)?))
+    load_dataset(&args.space, &args.parameters)
+}
+
+/// Reads every space named by `args`, failing on the first bad file before any search runs.
+pub fn load_spaces(args: &SpacesArgs) -> Result<Vec<Arc<Dataset>>> {
+    args.space
+        .iter()
+        .map(|path| load_dataset(path, &args.parameters))
+        .collect()
 }
 
 /// The repetition settings of `run`.
@@ -70,13 +84,9 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
 /// `pcsearch compare`.
 pub fn compare(args: &CompareArgs) -> Result<()> {
     let json = args.run.format == Format::Json;
-    let options = ReadOptions {
-        parameters: args.spaces.parameters.clone(),
-    };
     let model = load_model(&args.expert)?;
     let mut rows = Vec::new();
-    for path in &args.spaces.space {
-        let dataset = Arc::new(data::load(path, &options)?);
+    for dataset in load_spaces(&args.spaces)? {
         let mut results = Vec::new();
         for &kind in &args.spaces.searchers {
             results.push((
