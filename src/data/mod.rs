@@ -172,15 +172,4 @@ impl Dataset {
             (!prefix.is_empty() && prefix != stem).then(|| prefix.to_string())
         })
     }
-
-    /// A short label of the file for tables: `<dir>/<file stem>`.
-    pub fn label(&self) -> String {
-        let stem = self
-            .source
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("?")
-            .trim_end_matches("_output");
-        stem.to_string()
-    }
 }
