@@ -35,6 +35,16 @@ pub enum Command {
     Tune(TuneArgs),
     /// Measure and profile every configuration of a kernel on this GPU and write replay data.
     Record(RecordArgs),
+    /// Show what pcsearch reads from this machine's GPU: facts, CUDA libraries, counter support.
+    Device(DeviceArgs),
+}
+
+/// Arguments of `device`.
+#[derive(Debug, Args)]
+pub struct DeviceArgs {
+    /// CUDA device ordinal of the GPU to describe.
+    #[arg(long, default_value_t = 0)]
+    pub gpu_index: usize,
 }
 
 /// Searchers that can be named on the command line.

@@ -91,6 +91,9 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
             println!("  {:<13} {:>16}  {}", c.short(), number(v), kind_label(c));
         }
     }
+    if let Some(note) = cache_resident_note(&counters[id]) {
+        println!("\nnote: {note}");
+    }
     println!("\nbottlenecks (0 = none, 1 = saturated)");
     let mut entries = bottlenecks.entries().to_vec();
     entries.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -124,6 +127,23 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     Ok(())
 }
 
+/// Share of L2 traffic below which DRAM counters say more about the cache than about the kernel.
+const CACHE_RESIDENT_SHARE: f64 = 0.05;
+
+/// A warning when DRAM traffic is a small fraction of L2 traffic: the working set stayed in L2, as
+/// happens on GPUs with large L2 caches (40–50 MB on Ampere and Hopper), so the DRAM bottlenecks
+/// read near zero where an older GPU's recording of the same kernel shows real DRAM traffic.
+fn cache_resident_note(c: &crate::counters::CounterValues) -> Option<String> {
+    let dram = c[Counter::DramRt] + c[Counter::DramWt];
+    let l2 = c[Counter::L2Rt] + c[Counter::L2Wt];
+    (dram.is_finite() && l2 > 0.0 && dram < CACHE_RESIDENT_SHARE * l2).then(|| {
+        format!(
+            "DRAM moved {:.1} % of the sectors L2 served: the working set stayed in L2, so DRAM bottlenecks read small here; a GPU with a smaller L2 would show this kernel's DRAM traffic",
+            100.0 * dram / l2
+        )
+    })
+}
+
 fn kind_label(c: Counter) -> &'static str {
     match c.kind() {
         crate::counters::CounterKind::Ops => "ops",
@@ -141,5 +161,27 @@ fn number(v: f64) -> String {
         format!("{v:.0}")
     } else {
         format!("{v:.4}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counters::CounterValues;
+
+    #[test]
+    fn small_dram_traffic_next_to_l2_traffic_is_pointed_out() {
+        let mut c = CounterValues::default();
+        c[Counter::L2Rt] = 1000.0;
+        c[Counter::L2Wt] = 1000.0;
+        c[Counter::DramRt] = 50.0;
+        c[Counter::DramWt] = 0.0;
+        let note = cache_resident_note(&c).unwrap();
+        assert!(
+            note.starts_with("DRAM moved 2.5 % of the sectors L2 served"),
+            "{note}"
+        );
+        c[Counter::DramWt] = 200.0;
+        assert_eq!(cache_resident_note(&c), None);
     }
 }

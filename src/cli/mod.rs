@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions and the commands they run.
 
 mod args;
+mod device;
 mod explain;
 mod matrix;
 mod record;
@@ -29,5 +30,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Matrix(a) => matrix::matrix(&a),
         Command::Tune(a) => tune::tune(&a),
         Command::Record(a) => record::record(&a),
+        Command::Device(a) => device::device(&a),
     }
 }

@@ -156,19 +156,16 @@ pub fn record(args: &RecordArgs) -> Result<()> {
     let mut backend = CudaBackend::open(desc.clone(), space.clone(), args.live.gpu_index, rules)?;
     let facts = backend.facts().clone();
     header.device = Some(facts.name.clone());
-    // Checked here, not at the first profiled test, so that the reason is said once up front.
-    let profile = match backend.metric_names() {
-        Ok(_) => match libs::cupti_problem() {
-            None => true,
-            Some(reason) => {
-                eprintln!(
-                    "warning: hardware counters are unavailable because {reason}; recording runtimes only"
-                );
-                false
-            }
-        },
+    // Set up here, not at the first profiled test, so that the reason is said once up front.
+    let profile = match backend.enable_profiling() {
+        Ok(passes) => {
+            println!("counters: {passes} replay passes per configuration");
+            true
+        }
         Err(reason) => {
-            eprintln!("warning: {reason}: recording runtimes only");
+            eprintln!(
+                "warning: hardware counters are unavailable because {reason}; recording runtimes only"
+            );
             false
         }
     };
@@ -215,6 +212,9 @@ pub fn record(args: &RecordArgs) -> Result<()> {
         eprintln!("warning: {dropped} configurations ran but have no counters; recorded as failed");
     }
     write_ktt_csv(&data, &args.out)?;
+    if let Some(costs) = super::tune::phase_costs(&open.entries) {
+        println!("{costs}");
+    }
     println!(
         "wrote {} configurations ({} valid, {} metrics each) to {}",
         data.len(),
@@ -260,6 +260,10 @@ mod tests {
             counters_unavailable: None,
             metrics: metrics.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             counters: BTreeMap::new(),
+            target: Some("sm_90".into()),
+            compile_s: 0.2,
+            run_s: 0.2,
+            profile_s: 0.1,
             cost_s: 0.5,
             elapsed_s: 0.5,
         }

@@ -142,6 +142,10 @@ pub fn entry(space: &TuningSpace, step: &Step, details: Option<TestDetails>) -> 
         e.global_size = d.geometry.map(|g| g.global_size() as f64);
         e.local_size = d.geometry.map(|g| g.local_size() as f64);
         e.counters_unavailable = d.counters_unavailable;
+        e.target = d.target;
+        e.compile_s = d.phases.compile_s;
+        e.run_s = d.phases.run_s;
+        e.profile_s = d.phases.profile_s;
     }
     e
 }
@@ -191,6 +195,31 @@ pub fn summary(history: &History, space: &TuningSpace, resumed: usize) -> String
         None => out.push_str("best: none (every tested configuration failed)\n"),
     }
     out
+}
+
+/// Where the time of the journaled tests went: mean seconds per test of compilation, runs and
+/// counter collection, or `None` for an empty journal.
+pub fn phase_costs(entries: &[JournalEntry]) -> Option<String> {
+    let n = entries.len();
+    if n == 0 {
+        return None;
+    }
+    let mean = |f: fn(&JournalEntry) -> f64| entries.iter().map(f).sum::<f64>() / n as f64;
+    let profiled: Vec<&JournalEntry> = entries.iter().filter(|e| e.profile_s > 0.0).collect();
+    let mut out = format!(
+        "time per test (mean of {n}): compile {:.3} s, runs {:.3} s, total {:.3} s",
+        mean(|e| e.compile_s),
+        mean(|e| e.run_s),
+        mean(|e| e.cost_s)
+    );
+    if !profiled.is_empty() {
+        let p = profiled.iter().map(|e| e.profile_s).sum::<f64>() / profiled.len() as f64;
+        out.push_str(&format!(
+            "; counter collection {p:.3} s per profiled test ({} profiled)",
+            profiled.len()
+        ));
+    }
+    Some(out)
 }
 
 /// Runs the tuning loop with journaling and a progress bar; shared by `tune` and `record`.
@@ -250,11 +279,7 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
     if args.searcher != SearcherKind::Random {
         // Without counters the profile-based searcher could only re-profile its best configuration
         // round after round; say so before spending any test.
-        let problem = match backend.metric_names() {
-            Err(reason) => Some(reason.to_string()),
-            Ok(_) => libs::cupti_problem(),
-        };
-        if let Some(reason) = problem {
+        if let Err(reason) = backend.enable_profiling() {
             return Err(Error::Device(format!(
                 "the profile-based searcher needs hardware counters, which are unavailable ({reason}); use --searcher random"
             )));
@@ -301,6 +326,9 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
         "{}",
         summary(&history, &space, resumed.min(history.steps.len()))
     );
+    if let Some(costs) = phase_costs(&open.entries[resumed.min(open.entries.len())..]) {
+        println!("{costs}");
+    }
     Ok(())
 }
 
@@ -442,12 +470,48 @@ mod tests {
                 shared_memory_bytes: 0,
             }),
             counters_unavailable: None,
+            target: Some("sm_90".into()),
+            phases: crate::backend::cuda::Phases {
+                compile_s: 0.25,
+                run_s: 0.0,
+                profile_s: 0.0,
+            },
         };
         let e = entry(&sp, &step, Some(details));
+        assert_eq!(e.target.as_deref(), Some("sm_90"));
+        assert_eq!(e.compile_s, 0.25);
         assert_eq!(e.metrics.len(), 1);
         assert_eq!(e.global_size, Some(4096.0));
         assert_eq!(e.local_size, Some(256.0));
         assert!(e.compiler_log.unwrap().contains("TILEX"));
+    }
+
+    #[test]
+    fn phase_costs_average_over_tests_and_profiles_over_profiled_ones() {
+        let sp = space();
+        let step = |profiled| Step {
+            config: 1,
+            profiled,
+            measurement: Measurement {
+                runtime_us: Some(12.5),
+                counters: None,
+                failure: None,
+                cost_s: 1.0,
+            },
+            elapsed_s: 1.0,
+        };
+        let mut plain = JournalEntry::from_step(&sp, &step(false));
+        plain.compile_s = 0.25;
+        plain.run_s = 0.5;
+        let mut profiled = JournalEntry::from_step(&sp, &step(true));
+        profiled.compile_s = 0.75;
+        profiled.run_s = 0.25;
+        profiled.profile_s = 2.0;
+        assert_eq!(phase_costs(&[]), None);
+        assert_eq!(
+            phase_costs(&[plain, profiled]).unwrap(),
+            "time per test (mean of 2): compile 0.500 s, runs 0.375 s, total 1.000 s; counter collection 2.000 s per profiled test (1 profiled)"
+        );
     }
 
     #[test]

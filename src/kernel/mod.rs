@@ -24,6 +24,12 @@ use std::path::{Path, PathBuf};
 /// events of every repetition are held at once.
 const MAX_RUNS: i64 = 100_000;
 
+/// Default `kernel.timeout_s`: far above any kernel worth tuning, far below a hung GPU's patience.
+const DEFAULT_TIMEOUT_S: f64 = 10.0;
+
+/// Largest `kernel.timeout_s` accepted, seconds.
+const MAX_TIMEOUT_S: f64 = 3600.0;
+
 /// A tuning parameter and the values it takes, in file order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parameter {
@@ -84,6 +90,8 @@ pub struct KernelDescription {
     pub repetitions: usize,
     /// Untimed runs before timing.
     pub warmup: usize,
+    /// Longest one launch may run before the test is abandoned as runaway, seconds.
+    pub timeout_s: f64,
     /// Problem sizes, in file order.
     pub problem: Vec<(String, f64)>,
     /// Tuning parameters, in file order.
@@ -283,6 +291,17 @@ impl KernelDescription {
         };
         let repetitions = positive(raw.kernel.repetitions.as_ref(), "repetitions", 10, 1)?;
         let warmup = positive(raw.kernel.warmup.as_ref(), "warmup", 1, 0)?;
+        let timeout_s = match &raw.kernel.timeout_s {
+            None => DEFAULT_TIMEOUT_S,
+            Some(t) if (0.001..=MAX_TIMEOUT_S).contains(t.get_ref()) => *t.get_ref(),
+            Some(t) => {
+                return Err(Error::parse(
+                    path,
+                    at(t.span()),
+                    format!("kernel.timeout_s must be between 0.001 and {MAX_TIMEOUT_S} seconds"),
+                ))
+            }
+        };
         check_identifier(&raw.kernel.name, "kernel.name", path, kernel_line)?;
         if raw.kernel.compiler_options.iter().any(|o| o.contains('\0')) {
             return Err(Error::parse(
@@ -299,6 +318,7 @@ impl KernelDescription {
             compiler_options: raw.kernel.compiler_options.clone(),
             repetitions,
             warmup,
+            timeout_s,
             problem,
             parameters,
             constraints,
