@@ -71,7 +71,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
     let bar = progress_bar((spaces.len() * models.len() * searchers.len() * args.run.runs) as u64);
     let mut cells = Vec::new();
     for (t, dataset) in spaces.iter().enumerate() {
-        let setup = SpaceSetup::of(dataset, &rep.time_model);
+        let setup = SpaceSetup::of(dataset, &rep)?;
         for (m, model) in models.iter().enumerate() {
             let mut outcomes = Vec::new();
             for &kind in searchers {
@@ -81,8 +81,15 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
                     labels[m],
                     kind.name()
                 ));
-                let traces =
-                    run_traced(kind, dataset, &rep, &args.expert, Some(model), &setup, &bar)?;
+                let traces = run_traced(
+                    kind,
+                    dataset,
+                    &rep,
+                    &args.expert,
+                    Some(model),
+                    setup.horizon,
+                    &bar,
+                )?;
                 if let Some(w) = &mut runs_out {
                     let context = RunsContext {
                         searcher: kind.name(),

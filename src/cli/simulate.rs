@@ -8,8 +8,8 @@ use crate::data::{self, Dataset, ReadOptions};
 use crate::error::Result;
 use crate::experiment::{
     self, plot_dir, plot_space, plot_summary, print_comparison, print_simulation, print_summary,
-    progress_bar, short_name, summary_scores, Repetition, RunTrace, RunsContext, RunsWriter,
-    SearcherOutcome, SpaceFacts, SpaceSetup, StepStats,
+    progress_bar, short_name, summary_scores, Horizon, Repetition, RunTrace, RunsContext,
+    RunsWriter, SearcherOutcome, SpaceFacts, SpaceSetup, StepStats,
 };
 use crate::model::CounterModel;
 use indicatif::ProgressBar;
@@ -47,14 +47,14 @@ pub fn repetition(run: &RunArgs) -> Result<Repetition> {
     })
 }
 
-/// Runs searcher `kind` on `dataset` to `setup`'s horizon, advancing `bar` per run.
+/// Runs searcher `kind` on `dataset` to `horizon`, advancing `bar` per run.
 pub fn run_traced(
     kind: SearcherKind,
     dataset: &Arc<Dataset>,
     rep: &Repetition,
     expert: &ExpertArgs,
     model: Option<&CounterModel>,
-    setup: &SpaceSetup,
+    horizon: Horizon,
     bar: &ProgressBar,
 ) -> Result<Vec<RunTrace>> {
     let prepared = searcher_factory(kind, dataset, expert, model)?;
@@ -63,7 +63,7 @@ pub fn run_traced(
         prepared.counters,
         prepared.factory.as_ref(),
         rep,
-        setup.horizon,
+        horizon,
         Some(bar),
     )
 }
@@ -97,7 +97,7 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         .as_deref()
         .map(RunsWriter::create)
         .transpose()?;
-    let setup = SpaceSetup::of(&dataset, &rep.time_model);
+    let horizon = Horizon::for_space(&dataset, &rep.time_model);
     let facts = SpaceFacts::of(&dataset);
     let bar = progress_bar(args.run.runs as u64);
     bar.set_message(args.searcher.name());
@@ -107,7 +107,7 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         &rep,
         &args.expert,
         model.as_ref(),
-        &setup,
+        horizon,
         &bar,
     )?;
     bar.finish_and_clear();
@@ -165,7 +165,7 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
     let mut rows = Vec::new();
     let mut outcomes = Vec::new();
     for (dataset, stem) in datasets.iter().zip(&stems) {
-        let setup = SpaceSetup::of(dataset, &rep.time_model);
+        let setup = SpaceSetup::of(dataset, &rep)?;
         let facts = SpaceFacts::of(dataset);
         let mut space_outcomes = Vec::new();
         for &kind in searchers {
@@ -176,7 +176,7 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
                 &rep,
                 &args.expert,
                 model.as_ref(),
-                &setup,
+                setup.horizon,
                 &bar,
             )?;
             if let Some(w) = &mut runs_out {

@@ -4,12 +4,13 @@
 use super::curves::{found_within, relative_best_by_tests, relative_best_by_time, Band};
 use super::plot::{self, BandSeries, StepsSeries};
 use super::score::{SpaceBudget, SpacePerformance, SummaryScore};
-use super::trace::Horizon;
-use super::{RunResult, RunTrace, StepStats};
-use crate::backend::TimeModel;
+use super::trace::{repeat_traced, Horizon};
+use super::{Repetition, RunResult, RunTrace, StepStats};
 use crate::data::Dataset;
 use crate::error::Result;
+use crate::search::RandomFactory;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Points of the time axis of convergence curves.
 const TIME_POINTS: usize = 200;
@@ -24,12 +25,18 @@ pub struct SpaceSetup {
 }
 
 impl SpaceSetup {
-    /// The set-up of `dataset` under the clock `time`.
-    pub fn of(dataset: &Dataset, time: &TimeModel) -> SpaceSetup {
-        SpaceSetup {
-            horizon: Horizon::for_space(dataset, time),
-            budget: SpaceBudget::of(dataset, time),
-        }
+    /// The set-up of `dataset` for runs repeated as `rep`: random search runs the same number of
+    /// seeded runs to give the time budget its baseline.
+    pub fn of(dataset: &Arc<Dataset>, rep: &Repetition) -> Result<SpaceSetup> {
+        let horizon = Horizon::for_space(dataset, &rep.time_model);
+        let random = RandomFactory {
+            size: dataset.len(),
+        };
+        let traces = repeat_traced(dataset, None, &random, rep, horizon, None)?;
+        Ok(SpaceSetup {
+            horizon,
+            budget: SpaceBudget::of(dataset, &rep.time_model).with_random_runs(&traces),
+        })
     }
 }
 

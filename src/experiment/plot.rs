@@ -80,6 +80,7 @@ pub fn convergence_by_tests(path: &Path, title: &str, series: &[BandSeries]) -> 
         .configure_mesh()
         .x_desc("empirical tests (log scale)")
         .y_desc("best runtime so far / optimum (log scale)")
+        .y_label_formatter(&|y| format!("{y}x"))
         .label_style((FONT, 13))
         .axis_desc_style((FONT, 14))
         .light_line_style(WHITE.mix(0.0))
@@ -111,6 +112,7 @@ pub fn convergence_by_time(path: &Path, title: &str, series: &[BandSeries]) -> R
         .configure_mesh()
         .x_desc("simulated tuning time, s")
         .y_desc("best runtime so far / optimum (log scale)")
+        .y_label_formatter(&|y| format!("{y}x"))
         .label_style((FONT, 13))
         .axis_desc_style((FONT, 14))
         .light_line_style(WHITE.mix(0.0))
@@ -268,6 +270,8 @@ pub fn summary(path: &Path, title: &str, scores: &[(String, SummaryScore)]) -> R
         .filter(|v| v.is_finite())
         .fold(-0.1_f64, |a, &b| a.min(b))
         .max(-2.0);
+    // Room below the curves for the legend.
+    let bottom = lowest - 0.35 * (1.05 - lowest);
     for (panel, by_time) in panels.iter().zip([false, true]) {
         let mut chart = ChartBuilder::on(panel)
             .caption(
@@ -281,7 +285,7 @@ pub fn summary(path: &Path, title: &str, scores: &[(String, SummaryScore)]) -> R
             .margin(12)
             .x_label_area_size(42)
             .y_label_area_size(56)
-            .build_cartesian_2d(0.0..1.0, lowest * 1.05..1.05)
+            .build_cartesian_2d(0.0..1.0, bottom..1.05)
             .map_err(|e| drawing_error(path, e))?;
         chart
             .configure_mesh()
@@ -316,7 +320,7 @@ pub fn summary(path: &Path, title: &str, scores: &[(String, SummaryScore)]) -> R
             let points = curve
                 .iter()
                 .enumerate()
-                .map(|(j, &v)| ((j + 1) as f64 / BUDGET_POINTS as f64, v.max(lowest * 1.05)));
+                .map(|(j, &v)| ((j + 1) as f64 / BUDGET_POINTS as f64, v.max(bottom)));
             let label = format!("{name}: {:.2}", if by_time { s.time } else { s.tests });
             chart
                 .draw_series(LineSeries::new(points, c.stroke_width(2)))

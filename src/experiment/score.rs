@@ -24,6 +24,9 @@ pub struct SpaceBudget {
     /// Random search's expected best runtime after 0, 1, …, `tests` tests, µs (after 0 tests, an
     /// untuned configuration: the same as after 1).
     pub random_best_us: Vec<f64>,
+    /// Random search's mean best runtime over seeded runs at 1/BUDGET_POINTS … 1 of the time
+    /// budget, µs (empty until [`SpaceBudget::with_random_runs`]).
+    pub random_by_time_us: Vec<f64>,
 }
 
 impl SpaceBudget {
@@ -49,7 +52,33 @@ impl SpaceBudget {
                 unmeasured_us: random_best_us[0],
             },
             random_best_us,
+            random_by_time_us: Vec::new(),
         }
+    }
+
+    /// The budget with its time baseline taken from random search's runs `traces`.
+    ///
+    /// In time, random search's progress depends on which configurations it drew (each costs its
+    /// own compilation and runtime), which no closed formula captures; its mean over seeded runs
+    /// does, and equals the random searcher's own curve when that runs with the same seed.
+    pub fn with_random_runs(mut self, traces: &[RunTrace]) -> SpaceBudget {
+        let n = traces.len().max(1) as f64;
+        self.random_by_time_us = (1..=BUDGET_POINTS)
+            .map(|j| {
+                let t = self.time_point(j);
+                traces
+                    .iter()
+                    .map(|tr| best_at_time(tr, t, self.scale))
+                    .sum::<f64>()
+                    / n
+            })
+            .collect();
+        self
+    }
+
+    /// Seconds at `j`/BUDGET_POINTS of the time budget.
+    pub fn time_point(&self, j: usize) -> f64 {
+        self.seconds() * j as f64 / BUDGET_POINTS as f64
     }
 
     /// The time budget, seconds.
@@ -110,12 +139,14 @@ pub fn relative_performance(random_us: f64, searcher_us: f64, optimum_us: f64) -
 pub struct SpacePerformance {
     /// After 1, 2, …, budget tests.
     pub by_tests: Vec<f64>,
-    /// At 1/BUDGET_POINTS, 2/BUDGET_POINTS, …, 1 of the time budget.
+    /// At 1/BUDGET_POINTS, 2/BUDGET_POINTS, …, 1 of the time budget (empty without a time
+    /// baseline).
     pub by_time: Vec<f64>,
 }
 
 impl SpacePerformance {
-    /// The performance of the runs `traces` over `budget`, from their mean best-so-far runtime.
+    /// The performance of the runs `traces` over `budget`, from their mean best-so-far runtime:
+    /// by tests against random search's exact expectation, in time against its seeded runs.
     pub fn of(budget: &SpaceBudget, traces: &[RunTrace]) -> SpacePerformance {
         let n = traces.len().max(1) as f64;
         let opt = budget.scale.optimum_us;
@@ -129,17 +160,18 @@ impl SpacePerformance {
                 relative_performance(budget.random_best_us[m], mean, opt)
             })
             .collect();
-        let by_time = (1..=BUDGET_POINTS)
-            .map(|j| {
-                // Integer arithmetic so the budget's last point is exactly `tests` random tests.
-                let random_tests = j * budget.tests / BUDGET_POINTS;
-                let t = budget.seconds() * j as f64 / BUDGET_POINTS as f64;
+        let by_time = budget
+            .random_by_time_us
+            .iter()
+            .enumerate()
+            .map(|(i, &random)| {
+                let t = budget.time_point(i + 1);
                 let mean = traces
                     .iter()
                     .map(|tr| best_at_time(tr, t, budget.scale))
                     .sum::<f64>()
                     / n;
-                relative_performance(budget.random_best_us[random_tests], mean, opt)
+                relative_performance(random, mean, opt)
             })
             .collect();
         SpacePerformance { by_tests, by_time }
@@ -192,7 +224,13 @@ impl SummaryScore {
             .map(|j| spaces.iter().map(|s| s.at_budget_point(j)).sum::<f64>() / n)
             .collect();
         let curve_time = (0..BUDGET_POINTS)
-            .map(|j| spaces.iter().map(|s| s.by_time[j]).sum::<f64>() / n)
+            .map(|j| {
+                spaces
+                    .iter()
+                    .map(|s| s.by_time.get(j).copied().unwrap_or(f64::NAN))
+                    .sum::<f64>()
+                    / n
+            })
             .collect();
         SummaryScore {
             tests: spaces.iter().map(|s| s.score_tests()).sum::<f64>() / n,
@@ -270,14 +308,26 @@ mod tests {
         assert!(close(pb.by_tests[0], -2.0) && close(pb.by_tests[1], 1.0));
         let s = SummaryScore::of(&[&pa, &pb]);
         assert!(close(s.tests, (1.25 / 3.0 - 0.5) / 2.0), "{}", s.tests);
-        // Time: before its first test a run is credited the space's mean runtime, which is also
-        // random's expectation for one test. In A, 0 tests are done before 1 s (33 points,
-        // performance 0), 1 test up to 2 s
-        // (33 points, 0), 2 tests up to 3 s (33 points, 0.25), 3 tests at 3 s (1 point, 1).
-        assert!(close(pa.score_time(), (33.0 * 0.25 + 1.0) / 100.0));
-        // In B: 49 points with no test (0), 50 with one (−2), the last with two (1).
-        assert!(close(pb.score_time(), (-100.0 + 1.0) / 100.0));
-        assert!(close(s.time, ((33.0 * 0.25 + 1.0) / 100.0 - 0.99) / 2.0));
+        // Time: every test takes one second. Random search's runs in A are 3, 2, 1 and 2, 2, 1
+        // (mean 2.5, 2, 1 after each second), in B 4, 2 (mean 4, 2). Before its first test a run
+        // is credited the space's mean runtime (2.5 in A, 4 in B).
+        let a = a.with_random_runs(&[trace(&[3.0, 2.0, 1.0]), trace(&[2.0, 2.0, 1.0])]);
+        let b = b.with_random_runs(&[trace(&[4.0, 2.0])]);
+        let pa = SpacePerformance::of(&a, &[trace(&[1.0, 1.0, 1.0]), trace(&[4.0, 2.0, 1.0])]);
+        let pb = SpacePerformance::of(&b, &[trace(&[8.0, 2.0])]);
+        // A's budget is 3 s: points 1–33 (< 1 s) have no test anywhere: 0. Points 34–66 (one test)
+        // compare 2.5 with random's 2.5: 0. Points 67–99 (two tests) 1.5 with 2: (2 − 1.5) /
+        // (2 − 1) = 0.5. Point 100 (three tests) 1 with 1: random holds the optimum, 0.
+        assert!(close(pa.by_time[32], 0.0) && close(pa.by_time[65], 0.0));
+        assert!(close(pa.by_time[66], 0.5) && close(pa.by_time[98], 0.5));
+        assert!(close(pa.by_time[99], 0.0));
+        assert!(close(pa.score_time(), 33.0 * 0.5 / 100.0));
+        // B's budget is 2 s: points 1–49: 0; 50–99 (one test): (4 − 8) / (4 − 2) = −2; point 100
+        // (two tests): 2 against 2, 0.
+        assert!(close(pb.by_time[48], 0.0) && close(pb.by_time[49], -2.0));
+        assert!(close(pb.score_time(), 50.0 * -2.0 / 100.0));
+        let s = SummaryScore::of(&[&pa, &pb]);
+        assert!(close(s.time, (0.165 - 1.0) / 2.0), "{}", s.time);
         // The test curve at the end of the budget averages the last points: (1 + 1) / 2.
         assert!(close(s.tests_by_tenths()[9], 1.0));
         // At 10 % of the budget both spaces are at their first test: (0 − 2) / 2.
