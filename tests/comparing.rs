@@ -131,8 +131,8 @@ fn runs_out_csv_holds_every_run_test_by_test() {
     );
     let dataset = common::load(COULOMB_680);
     let recorded: Vec<f64> = dataset.records.iter().flat_map(|r| r.runtime_us).collect();
-    // Twice random's ⌈(N+1)/(K+1)⌉ = ⌈211/24⌉ = 9 tests.
-    let horizon = 18;
+    // Without plots runs go on to random's ⌈(N+1)/(K+1)⌉ = ⌈211/24⌉ = 9 tests.
+    let horizon = 9;
     let mut steps_sum = 0usize;
     let mut rows = 0;
     for (i, row) in reader.records().enumerate() {
@@ -200,6 +200,8 @@ fn runs_out_json_lines_agree_with_the_table() {
     assert!((mean("steps") - table["mean_steps"].as_f64().unwrap()).abs() < 1e-9);
     assert!((mean("time_s") - table["mean_time_s"].as_f64().unwrap()).abs() < 1e-5);
     assert!((mean("profiled") - table["mean_profiled"].as_f64().unwrap()).abs() < 1e-9);
+    // `simulate` stops each run at its first well-performing configuration.
+    assert!(runs.iter().all(|r| r["tests"] == r["steps"]));
     // The profile-based searcher profiles its first test: the clock charges it the profiler.
     let first = runs[0]["elapsed_s"][0].as_f64().unwrap();
     assert!(first > TimeModel::default().profiler_overhead_s, "{first}");
@@ -295,7 +297,7 @@ fn summary_score_on_real_files() {
     let mut per_space = Vec::new();
     for file in [COULOMB_680, "ktt-paper/mtran/750-mtran_output.csv"] {
         let dataset = common::load(file);
-        let setup = SpaceSetup::of(&dataset, &rep).unwrap();
+        let setup = SpaceSetup::of(&dataset, &rep, false).unwrap();
         let factory = RandomFactory {
             size: dataset.len(),
         };
@@ -315,8 +317,8 @@ fn summary_score_on_real_files() {
 fn horizon_of_a_real_file() {
     let dataset = common::load(COULOMB_680);
     let time = TimeModel::default();
-    let h = Horizon::for_space(&dataset, &time);
-    assert_eq!(h.tests, 18);
+    let h = Horizon::for_space(&dataset, &time, false);
+    assert_eq!(h.tests, 9);
     // No recorded compile times: every test costs 0.26 + 0.047 s plus one run of the kernel.
     let mean_runtime: f64 = dataset
         .records
@@ -324,8 +326,11 @@ fn horizon_of_a_real_file() {
         .flat_map(|r| r.runtime_us)
         .sum::<f64>()
         / 210.0;
-    let expected = 18.0 * (0.307 + mean_runtime * 1e-6);
+    let expected = 9.0 * (0.307 + mean_runtime * 1e-6);
     assert!((h.seconds - expected).abs() < 1e-9, "{}", h.seconds);
+    // With plots, twice as far.
+    let p = Horizon::for_space(&dataset, &time, true);
+    assert_eq!((p.tests, p.seconds), (18, 2.0 * h.seconds));
 }
 
 #[test]

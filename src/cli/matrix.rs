@@ -71,7 +71,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
     let bar = progress_bar((spaces.len() * models.len() * searchers.len() * args.run.runs) as u64);
     let mut cells = Vec::new();
     for (t, dataset) in spaces.iter().enumerate() {
-        let setup = SpaceSetup::of(dataset, &rep)?;
+        let setup = SpaceSetup::of(dataset, &rep, plots.is_some())?;
         for (m, model) in models.iter().enumerate() {
             let mut outcomes = Vec::new();
             for &kind in searchers {

@@ -97,7 +97,6 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         .as_deref()
         .map(RunsWriter::create)
         .transpose()?;
-    let horizon = Horizon::for_space(&dataset, &rep.time_model);
     let facts = SpaceFacts::of(&dataset);
     let bar = progress_bar(args.run.runs as u64);
     bar.set_message(args.searcher.name());
@@ -107,7 +106,7 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         &rep,
         &args.expert,
         model.as_ref(),
-        horizon,
+        Horizon::NONE,
         &bar,
     )?;
     bar.finish_and_clear();
@@ -165,7 +164,7 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
     let mut rows = Vec::new();
     let mut outcomes = Vec::new();
     for (dataset, stem) in datasets.iter().zip(&stems) {
-        let setup = SpaceSetup::of(dataset, &rep)?;
+        let setup = SpaceSetup::of(dataset, &rep, plots.is_some())?;
         let facts = SpaceFacts::of(dataset);
         let mut space_outcomes = Vec::new();
         for &kind in searchers {

@@ -25,10 +25,10 @@ pub struct SpaceSetup {
 }
 
 impl SpaceSetup {
-    /// The set-up of `dataset` for runs repeated as `rep`: random search runs the same number of
-    /// seeded runs to give the time budget its baseline.
-    pub fn of(dataset: &Arc<Dataset>, rep: &Repetition) -> Result<SpaceSetup> {
-        let horizon = Horizon::for_space(dataset, &rep.time_model);
+    /// The set-up of `dataset` for runs repeated as `rep` (to the longer horizon of `plots`):
+    /// random search runs the same number of seeded runs to give the time budget its baseline.
+    pub fn of(dataset: &Arc<Dataset>, rep: &Repetition, plots: bool) -> Result<SpaceSetup> {
+        let horizon = Horizon::for_space(dataset, &rep.time_model, plots);
         let random = RandomFactory {
             size: dataset.len(),
         };
