@@ -79,6 +79,7 @@ pub fn convergence_by_tests(path: &Path, title: &str, series: &[BandSeries]) -> 
     chart
         .configure_mesh()
         .x_desc("empirical tests (log scale)")
+        .x_label_formatter(&|x| format!("{x:.0}"))
         .y_desc("best runtime so far / optimum (log scale)")
         .y_label_formatter(&|y| format!("{y}x"))
         .label_style((FONT, 13))
@@ -111,6 +112,7 @@ pub fn convergence_by_time(path: &Path, title: &str, series: &[BandSeries]) -> R
     chart
         .configure_mesh()
         .x_desc("simulated tuning time, s")
+        .x_label_formatter(&|x| format!("{x:.0}"))
         .y_desc("best runtime so far / optimum (log scale)")
         .y_label_formatter(&|y| format!("{y}x"))
         .label_style((FONT, 13))
@@ -222,6 +224,7 @@ pub fn steps_distribution(path: &Path, title: &str, series: &[StepsSeries]) -> R
     chart
         .configure_mesh()
         .x_desc("steps to a well-performing configuration (log scale)")
+        .x_label_formatter(&|x| format!("{x:.0}"))
         .y_desc("share of runs done")
         .y_label_formatter(&|y| format!("{:.0}%", 100.0 * y))
         .label_style((FONT, 13))
