@@ -175,6 +175,9 @@ pub fn geometric_mean(values: &[f64]) -> f64 {
     }
 }
 
+/// One searcher's improvement on one space's results: (results, searcher index) → ratio.
+type Improvement<'a> = &'a dyn Fn(&[(String, StepStats)], usize) -> f64;
+
 /// Prints, for several spaces, each searcher's mean steps and mean simulated seconds with the
 /// improvement over the first searcher, and the geometric means of the improvements; as JSON,
 /// every space's full statistics; then the summary `scores`.
@@ -191,7 +194,7 @@ pub fn print_summary(
     let improvement = |r: &[(String, StepStats)], i: usize| r[0].1.mean_steps / r[i].1.mean_steps;
     let time_improvement =
         |r: &[(String, StepStats)], i: usize| r[0].1.mean_time_s / r[i].1.mean_time_s;
-    let geo = |f: &dyn Fn(&[(String, StepStats)], usize) -> f64| -> Vec<f64> {
+    let geo = |f: Improvement| -> Vec<f64> {
         (0..names.len())
             .map(|i| geometric_mean(&rows.iter().map(|(_, r)| f(r, i)).collect::<Vec<_>>()))
             .collect()

@@ -37,7 +37,7 @@ struct Row<'a> {
 }
 
 enum Sink {
-    Csv(csv::Writer<File>),
+    Csv(Box<csv::Writer<File>>),
     JsonLines(BufWriter<File>),
 }
 
@@ -93,7 +93,7 @@ impl RunsWriter {
                 "elapsed_s",
             ])
             .map_err(|e| Error::file(path, e.to_string()))?;
-            Sink::Csv(w)
+            Sink::Csv(Box::new(w))
         };
         Ok(RunsWriter {
             path: path.to_path_buf(),
