@@ -131,7 +131,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
         print_json(&labels, &spaces, &cells, &scores, args.run.seed);
     } else {
         print_tables(&labels, &cells, searchers.len());
-        print_scores(&scores, cells.len());
+        print_scores(&scores, cells.len(), "tuned/model pairs");
     }
     Ok(())
 }

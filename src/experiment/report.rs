@@ -228,7 +228,7 @@ pub fn print_summary(
         return;
     }
     if rows.len() < 2 {
-        print_scores(scores, rows.len());
+        print_scores(scores, rows.len(), "space");
         return;
     }
     for (what, by_time) in [("mean/median steps", false), ("mean seconds", true)] {
@@ -269,15 +269,15 @@ pub fn print_summary(
         }
         println!("\n");
     }
-    print_scores(scores, rows.len());
+    print_scores(scores, rows.len(), "spaces");
 }
 
-/// Prints each searcher's summary score and its curve at tenths of the budget.
-pub fn print_scores(scores: &[(String, SummaryScore)], spaces: usize) {
+/// Prints each searcher's summary score over `spaces` spaces (or tuned/model pairs, as `what`
+/// says) and its curve at tenths of the budget.
+pub fn print_scores(scores: &[(String, SummaryScore)], spaces: usize, what: &str) {
     println!(
-        "summary score over {spaces} space{}: performance relative to random search over each \
-         space's budget (0 = random search, 1 = the optimum at once, < 0 worse than random)",
-        if spaces == 1 { "" } else { "s" }
+        "summary score over {spaces} {what}: performance relative to random search over each \
+         space's budget (0 = random search, 1 = the optimum at once, < 0 worse than random)"
     );
     println!("{:<18} {:>7} {:>7}", "searcher", "tests", "time");
     for (name, s) in scores {
