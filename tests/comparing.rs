@@ -350,3 +350,37 @@ fn runtime_scale_and_clock_errors_name_their_flag() {
     assert!(fail(&["--clock-from", &space]).contains("680-coulomb_output.csv"));
     assert!(fail(&["--clock-from", &path(KTT2), "--compile-s", "1"]).contains("--compile-s"));
 }
+
+/// `--clock-from` fits the clock to a KTT 2 file: on the same file it gives what the default
+/// clock (that fit, rounded) gives, within the rounding.
+#[test]
+fn clock_from_a_ktt2_file_matches_the_default_clock() {
+    let mean_time = |extra: &[&str]| {
+        let ktt2 = path(KTT2);
+        let mut args = vec![
+            "compare",
+            "--space",
+            &ktt2,
+            "--searchers",
+            "random,profile",
+            "--runs",
+            "100",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let v: Value = serde_json::from_slice(&pcsearch(&args).stdout).unwrap();
+        let searchers = v["spaces"][0]["searchers"].as_array().unwrap().clone();
+        searchers
+            .iter()
+            .map(|s| s["mean_time_s"].as_f64().unwrap())
+            .collect::<Vec<f64>>()
+    };
+    let default = mean_time(&[]);
+    let fitted = mean_time(&["--clock-from", &path(KTT2)]);
+    for (d, f) in default.iter().zip(&fitted) {
+        assert!((d / f - 1.0).abs() < 0.02, "{default:?} vs {fitted:?}");
+    }
+    // The profile-based searcher's first test is profiled: a second more than random's.
+    assert!(default[1] > 1.0 && default[0] < default[1], "{default:?}");
+}
