@@ -1,6 +1,6 @@
 //! Argument groups shared by the commands.
 
-use crate::backend::TimeModel;
+use crate::backend::{ClockCalibration, TimeModel};
 use crate::expert::Formula;
 use crate::search::profile::{Guidance, ZeroPolicy};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -104,40 +104,65 @@ pub struct RunArgs {
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also write every run (searcher, space, seed, steps, time, best runtime after each test)
+    /// to this file: CSV if it ends in .csv, JSON lines if in .jsonl.
+    #[arg(long)]
+    pub runs_out: Option<PathBuf>,
     #[command(flatten)]
     pub time: TimeArgs,
 }
 
-/// The simulated cost of tests (replay's time model).
+/// The simulated cost of tests (replay's clock; see docs/comparing.md).
 #[derive(Debug, Args)]
 pub struct TimeArgs {
-    /// Seconds to compile and set up one configuration.
+    /// Seconds to compile one configuration (files that record compilation times use theirs).
     #[arg(long, default_value_t = TimeModel::default().compile_s)]
     pub compile_s: f64,
-    /// Kernel runs per plain test.
+    /// Seconds each test spends besides compiling and running (buffer transfers, output check).
+    #[arg(long, default_value_t = TimeModel::default().test_overhead_s)]
+    pub test_overhead_s: f64,
+    /// Timed kernel runs per test.
     #[arg(long, default_value_t = TimeModel::default().runs_per_test)]
     pub runs_per_test: f64,
-    /// Kernel replays per profiled test (one per counter pass).
+    /// Extra kernel replays per profiled test (one per counter pass).
     #[arg(long, default_value_t = TimeModel::default().profiling_passes)]
     pub profiling_passes: f64,
     /// Fixed seconds of profiler set-up per profiled test.
     #[arg(long, default_value_t = TimeModel::default().profiler_overhead_s)]
     pub profiler_overhead_s: f64,
-    /// Ignore per-configuration overheads recorded in the file and use --compile-s everywhere.
+    /// Multiply every recorded kernel runtime by this in the clock (e.g. 64 for an all-pairs
+    /// n-body on 8x the bodies); steps and reported runtimes do not change.
+    #[arg(long, default_value_t = 1.0)]
+    pub runtime_scale: f64,
+    /// Ignore per-configuration compilation times recorded in the file and use --compile-s everywhere.
     #[arg(long)]
     pub ignore_recorded_overhead: bool,
+    /// Fit the clock's constants to the per-test overheads of this KTT 2 JSON output instead.
+    #[arg(long, conflicts_with_all = ["compile_s", "test_overhead_s", "runs_per_test", "profiling_passes", "profiler_overhead_s"])]
+    pub clock_from: Option<PathBuf>,
 }
 
 impl TimeArgs {
-    /// The time model these arguments describe.
-    pub fn model(&self) -> TimeModel {
-        TimeModel {
-            compile_s: self.compile_s,
-            runs_per_test: self.runs_per_test,
-            profiling_passes: self.profiling_passes,
-            profiler_overhead_s: self.profiler_overhead_s,
-            use_recorded_overhead: !self.ignore_recorded_overhead,
-        }
+    /// The clock these arguments describe, checked.
+    pub fn model(&self) -> crate::Result<TimeModel> {
+        let model = match &self.clock_from {
+            Some(path) => {
+                let mut m = ClockCalibration::from_ktt2_json(path)?.time_model(self.runtime_scale);
+                m.use_recorded_overhead = !self.ignore_recorded_overhead;
+                m
+            }
+            None => TimeModel {
+                compile_s: self.compile_s,
+                test_overhead_s: self.test_overhead_s,
+                runs_per_test: self.runs_per_test,
+                profiling_passes: self.profiling_passes,
+                profiler_overhead_s: self.profiler_overhead_s,
+                runtime_scale: self.runtime_scale,
+                use_recorded_overhead: !self.ignore_recorded_overhead,
+            },
+        };
+        model.validate()?;
+        Ok(model)
     }
 }
 
@@ -333,6 +358,10 @@ pub struct SpacesArgs {
 pub struct CompareArgs {
     #[command(flatten)]
     pub spaces: SpacesArgs,
+    /// Write SVG plots into this directory: per space convergence in tests and in time and the
+    /// distribution of steps, and the summary score's curves.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -457,6 +486,10 @@ pub struct MatrixArgs {
     /// Seed of model training.
     #[arg(long, default_value_t = 1)]
     pub train_seed: u64,
+    /// Write SVG plots into this directory: per cell convergence in tests and in time and the
+    /// distribution of steps, and the summary score's curves.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]

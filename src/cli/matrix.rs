@@ -2,11 +2,15 @@
 //! GPU with each model (the paper's Table 6).
 
 use super::args::{Format, MatrixArgs};
-use super::setup::{load_rules, resolve_device, searcher_factory};
-use super::simulate::{load_spaces, repetition};
+use super::setup::{load_rules, resolve_device};
+use super::simulate::{load_spaces, plot_stems, repetition, run_traced};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::experiment::{self, geometric_mean, searchers_json, StepStats};
+use crate::experiment::{
+    geometric_mean, plot_dir, plot_space, plot_summary, print_scores, progress_bar, scores_json,
+    searchers_json, summary_scores, RunsContext, RunsWriter, SearcherOutcome, SpaceSetup,
+    StepStats, SummaryScore,
+};
 use crate::model::{CounterModel, TrainOptions};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -16,6 +20,7 @@ struct Cell {
     tuned: usize,
     model: usize,
     stats: Vec<(String, StepStats)>,
+    outcomes: Vec<SearcherOutcome>,
 }
 
 impl Cell {
@@ -49,31 +54,84 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
         models.push(CounterModel::train(dataset, &rules, &device, &train)?);
         labels.push(device.key);
     }
+    let rep = repetition(&args.run)?;
+    let plots = args.plot.as_deref().map(plot_dir).transpose()?;
+    let mut runs_out = args
+        .run
+        .runs_out
+        .as_deref()
+        .map(RunsWriter::create)
+        .transpose()?;
+    let files: Vec<String> = spaces
+        .iter()
+        .map(|d| d.source.display().to_string())
+        .collect();
+    let stems = plot_stems(&files);
+    let searchers = &args.spaces.searchers;
+    let bar = progress_bar((spaces.len() * models.len() * searchers.len() * args.run.runs) as u64);
     let mut cells = Vec::new();
     for (t, dataset) in spaces.iter().enumerate() {
+        let setup = SpaceSetup::of(dataset, &rep, plots.is_some())?;
         for (m, model) in models.iter().enumerate() {
-            let mut stats = Vec::new();
-            for &kind in &args.spaces.searchers {
-                let prepared = searcher_factory(kind, dataset, &args.expert, Some(model))?;
-                let results = experiment::repeat(
+            let mut outcomes = Vec::new();
+            for &kind in searchers {
+                bar.set_message(format!(
+                    "{} with the {} model: {}",
+                    labels[t],
+                    labels[m],
+                    kind.name()
+                ));
+                let traces = run_traced(
+                    kind,
                     dataset,
-                    prepared.counters,
-                    prepared.factory.as_ref(),
-                    &repetition(&args.run),
+                    &rep,
+                    &args.expert,
+                    Some(model),
+                    setup.horizon,
+                    &bar,
                 )?;
-                stats.push((kind.name().to_string(), StepStats::of(&results)));
+                if let Some(w) = &mut runs_out {
+                    let context = RunsContext {
+                        searcher: kind.name(),
+                        space: &files[t],
+                        model: Some(&labels[m]),
+                        seed: args.run.seed,
+                    };
+                    w.write(context, &traces)?;
+                }
+                outcomes.push(SearcherOutcome::of(kind.name(), &traces, &setup));
+            }
+            if let Some(dir) = &plots {
+                let stem = format!("{}-model-{}", stems[t], labels[m]);
+                let title = format!("{} tuned with the {} model", stems[t], labels[m]);
+                plot_space(dir, &stem, &title, &outcomes)?;
             }
             cells.push(Cell {
                 tuned: t,
                 model: m,
-                stats,
+                stats: outcomes
+                    .iter()
+                    .map(|o| (o.name.clone(), o.stats.clone()))
+                    .collect(),
+                outcomes,
             });
         }
     }
+    bar.finish_and_clear();
+    if let Some(w) = runs_out {
+        w.finish()?;
+    }
+    let per_cell: Vec<&[SearcherOutcome]> = cells.iter().map(|c| c.outcomes.as_slice()).collect();
+    let scores = summary_scores(&per_cell);
+    if let Some(dir) = &plots {
+        let title = format!("summary score over {} tuned/model pairs", cells.len());
+        plot_summary(&dir.join("summary.svg"), &title, &scores)?;
+    }
     if args.run.format == Format::Json {
-        print_json(&labels, &spaces, &cells, args.run.seed);
+        print_json(&labels, &spaces, &cells, &scores, args.run.seed);
     } else {
-        print_tables(&labels, &cells, args.spaces.searchers.len());
+        print_tables(&labels, &cells, searchers.len());
+        print_scores(&scores, cells.len(), "tuned/model pairs");
     }
     Ok(())
 }
@@ -112,28 +170,35 @@ fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
             );
         }
     }
-    println!("steps per cell: mean / median / p90");
+    println!("steps per cell: mean / median / p90, and mean simulated seconds");
     print!("{:<10} {:<8}", "tuned", "model");
     for (name, _) in &cells[0].stats {
-        print!(" {name:>20}");
+        print!(" {name:>28}");
     }
     println!();
     for c in cells {
         print!("{:<10} {:<8}", labels[c.tuned], labels[c.model]);
         for (_, s) in &c.stats {
             print!(
-                " {:>20}",
+                " {:>28}",
                 format!(
-                    "{:.1} / {:.0} / {}",
-                    s.mean_steps, s.median_steps, s.p90_steps
+                    "{:.1} / {:.0} / {}, {:.1} s",
+                    s.mean_steps, s.median_steps, s.p90_steps, s.mean_time_s
                 )
             );
         }
         println!();
     }
+    println!();
 }
 
-fn print_json(labels: &[String], spaces: &[Arc<Dataset>], cells: &[Cell], seed: u64) {
+fn print_json(
+    labels: &[String],
+    spaces: &[Arc<Dataset>],
+    cells: &[Cell],
+    scores: &[(String, SummaryScore)],
+    seed: u64,
+) {
     let cell_values: Vec<Value> = cells
         .iter()
         .map(|c| {
@@ -162,6 +227,12 @@ fn print_json(labels: &[String], spaces: &[Arc<Dataset>], cells: &[Cell], seed: 
             )
         })
         .collect();
-    let v = json!({ "seed": seed, "gpus": labels, "cells": cell_values, "summary": summary });
+    let v = json!({
+        "seed": seed,
+        "gpus": labels,
+        "cells": cell_values,
+        "summary": summary,
+        "summary_score": scores_json(scores),
+    });
     println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
 }

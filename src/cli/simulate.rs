@@ -7,9 +7,12 @@ use super::setup::{load_model, searcher_factory};
 use crate::data::{self, Dataset, ReadOptions};
 use crate::error::Result;
 use crate::experiment::{
-    self, print_comparison, print_simulation, print_summary, Repetition, SpaceFacts, StepStats,
+    self, plot_dir, plot_space, plot_summary, print_comparison, print_simulation, print_summary,
+    progress_bar, short_name, summary_scores, Horizon, Repetition, RunTrace, RunsContext,
+    RunsWriter, SearcherOutcome, SpaceFacts, SpaceSetup, StepStats,
 };
 use crate::model::CounterModel;
+use indicatif::ProgressBar;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -34,73 +37,192 @@ pub fn load_spaces(args: &SpacesArgs) -> Result<Vec<Arc<Dataset>>> {
         .collect()
 }
 
-/// The repetition settings of `run`.
-pub fn repetition(run: &RunArgs) -> Repetition {
-    Repetition {
+/// The repetition settings of `run`, with its clock checked.
+pub fn repetition(run: &RunArgs) -> Result<Repetition> {
+    Ok(Repetition {
         runs: run.runs,
         seed: run.seed,
-        time_model: run.time.model(),
+        time_model: run.time.model()?,
         max_tests: run.max_tests,
-    }
+    })
 }
 
-fn run_one(
+/// Runs searcher `kind` on `dataset` to `horizon`, advancing `bar` per run.
+pub fn run_traced(
     kind: SearcherKind,
     dataset: &Arc<Dataset>,
-    run: &RunArgs,
+    rep: &Repetition,
     expert: &ExpertArgs,
     model: Option<&CounterModel>,
-) -> Result<StepStats> {
+    horizon: Horizon,
+    bar: &ProgressBar,
+) -> Result<Vec<RunTrace>> {
     let prepared = searcher_factory(kind, dataset, expert, model)?;
-    let results = experiment::repeat(
+    experiment::repeat_traced(
         dataset,
         prepared.counters,
         prepared.factory.as_ref(),
-        &repetition(run),
-    )?;
-    Ok(StepStats::of(&results))
+        rep,
+        horizon,
+        Some(bar),
+    )
+}
+
+/// A name for each space's plots, unique among `files` (the file's stem, numbered on a clash).
+pub fn plot_stems(files: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashMap::new();
+    files
+        .iter()
+        .map(|f| {
+            let stem = short_name(f);
+            let n = seen.entry(stem.clone()).or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                stem
+            } else {
+                format!("{stem}-{n}")
+            }
+        })
+        .collect()
 }
 
 /// `pcsearch simulate`.
 pub fn simulate(args: &SimulateArgs) -> Result<()> {
     let dataset = load_space(&args.space)?;
-    let stats = run_one(
+    let model = load_model(&args.expert)?;
+    let rep = repetition(&args.run)?;
+    let mut runs_out = args
+        .run
+        .runs_out
+        .as_deref()
+        .map(RunsWriter::create)
+        .transpose()?;
+    let facts = SpaceFacts::of(&dataset);
+    let bar = progress_bar(args.run.runs as u64);
+    bar.set_message(args.searcher.name());
+    let traces = run_traced(
         args.searcher,
         &dataset,
-        &args.run,
+        &rep,
         &args.expert,
-        load_model(&args.expert)?.as_ref(),
+        model.as_ref(),
+        Horizon::NONE,
+        &bar,
     )?;
+    bar.finish_and_clear();
+    if let Some(w) = &mut runs_out {
+        w.write(
+            RunsContext {
+                searcher: args.searcher.name(),
+                space: &facts.file,
+                model: model_label(&args.expert).as_deref(),
+                seed: args.run.seed,
+            },
+            &traces,
+        )?;
+    }
+    if let Some(w) = runs_out {
+        w.finish()?;
+    }
+    let results: Vec<_> = traces.iter().map(|t| t.result).collect();
     print_simulation(
-        &SpaceFacts::of(&dataset),
+        &facts,
         args.searcher.name(),
         args.run.seed,
-        &stats,
+        &StepStats::of(&results),
         args.run.format == Format::Json,
     );
     Ok(())
+}
+
+/// How per-run results name the model: its file, when one is given.
+fn model_label(expert: &ExpertArgs) -> Option<String> {
+    expert.model.as_ref().map(|p| p.display().to_string())
 }
 
 /// `pcsearch compare`.
 pub fn compare(args: &CompareArgs) -> Result<()> {
     let json = args.run.format == Format::Json;
     let model = load_model(&args.expert)?;
+    let rep = repetition(&args.run)?;
+    let datasets = load_spaces(&args.spaces)?;
+    let plots = args.plot.as_deref().map(plot_dir).transpose()?;
+    let mut runs_out = args
+        .run
+        .runs_out
+        .as_deref()
+        .map(RunsWriter::create)
+        .transpose()?;
+    let label = model_label(&args.expert);
+    let searchers = &args.spaces.searchers;
+    let bar = progress_bar((datasets.len() * searchers.len() * args.run.runs) as u64);
+    let files: Vec<String> = datasets
+        .iter()
+        .map(|d| d.source.display().to_string())
+        .collect();
+    let stems = plot_stems(&files);
     let mut rows = Vec::new();
-    for dataset in load_spaces(&args.spaces)? {
-        let mut results = Vec::new();
-        for &kind in &args.spaces.searchers {
-            results.push((
-                kind.name().to_string(),
-                run_one(kind, &dataset, &args.run, &args.expert, model.as_ref())?,
-            ));
+    let mut outcomes = Vec::new();
+    for (dataset, stem) in datasets.iter().zip(&stems) {
+        let setup = SpaceSetup::of(dataset, &rep, plots.is_some())?;
+        let facts = SpaceFacts::of(dataset);
+        let mut space_outcomes = Vec::new();
+        for &kind in searchers {
+            bar.set_message(format!("{stem}: {}", kind.name()));
+            let traces = run_traced(
+                kind,
+                dataset,
+                &rep,
+                &args.expert,
+                model.as_ref(),
+                setup.horizon,
+                &bar,
+            )?;
+            if let Some(w) = &mut runs_out {
+                let context = RunsContext {
+                    searcher: kind.name(),
+                    space: &facts.file,
+                    model: label.as_deref(),
+                    seed: args.run.seed,
+                };
+                w.write(context, &traces)?;
+            }
+            space_outcomes.push(SearcherOutcome::of(kind.name(), &traces, &setup));
         }
-        let facts = SpaceFacts::of(&dataset);
+        let results: Vec<(String, StepStats)> = space_outcomes
+            .iter()
+            .map(|o| (o.name.clone(), o.stats.clone()))
+            .collect();
         if !json {
-            print_comparison(&facts, args.run.seed, &results);
-            println!();
+            bar.suspend(|| {
+                print_comparison(&facts, args.run.seed, &results);
+                println!();
+            });
+        }
+        if let Some(dir) = &plots {
+            let title = match &label {
+                Some(_) => format!("{stem} (model scores)"),
+                None => stem.clone(),
+            };
+            plot_space(dir, stem, &title, &space_outcomes)?;
         }
         rows.push((facts, results));
+        outcomes.push(space_outcomes);
     }
-    print_summary(&rows, args.run.seed, json);
+    bar.finish_and_clear();
+    if let Some(w) = runs_out {
+        w.finish()?;
+    }
+    let per_space: Vec<&[SearcherOutcome]> = outcomes.iter().map(Vec::as_slice).collect();
+    let scores = summary_scores(&per_space);
+    if let Some(dir) = &plots {
+        let title = format!(
+            "summary score over {} space{}",
+            rows.len(),
+            if rows.len() == 1 { "" } else { "s" }
+        );
+        plot_summary(&dir.join("summary.svg"), &title, &scores)?;
+    }
+    print_summary(&rows, &scores, args.run.seed, json);
     Ok(())
 }
