@@ -1,0 +1,66 @@
+//! The local minimiser of the basin-hopping and dual-annealing baselines, on the grid.
+//!
+//! Kernel Tuner hands scipy's continuous minimisers (L-BFGS-B, COBYLA) a cost that is constant
+//! on each grid cell; their finite-difference probes and trust-region steps, snapped to the grid,
+//! amount to trying one-parameter moves around the current point. This minimiser does exactly
+//! that and no more: best-improvement descent over the configurations one value up or down in a
+//! single parameter, until no such move improves or the call budget is spent.
+
+use super::ask_tell::Stop;
+use super::objective::Objective;
+
+/// Where a descent ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Descent {
+    /// The best grid point found.
+    pub point: Vec<u16>,
+    /// Its cost.
+    pub cost: f64,
+    /// Cost calls made (free ones included), the unit of scipy's `maxfun`.
+    pub calls: usize,
+}
+
+/// Descends from `start` (whose cost is evaluated first) with at most `max_calls` cost calls.
+pub async fn descend(
+    objective: &Objective,
+    sizes: &[usize],
+    start: Vec<u16>,
+    max_calls: usize,
+) -> Result<Descent, Stop> {
+    let cost = objective.at(&start).await?;
+    let mut best = Descent {
+        point: start,
+        cost,
+        calls: 1,
+    };
+    loop {
+        let mut step: Option<(Vec<u16>, f64)> = None;
+        for p in 0..sizes.len() {
+            for up in [false, true] {
+                if best.calls >= max_calls {
+                    return Ok(best);
+                }
+                let i = best.point[p];
+                let moved = match up {
+                    false if i > 0 => i - 1,
+                    true if usize::from(i) + 1 < sizes[p] => i + 1,
+                    _ => continue,
+                };
+                let mut probe = best.point.clone();
+                probe[p] = moved;
+                let c = objective.at(&probe).await?;
+                best.calls += 1;
+                if c < step.as_ref().map_or(best.cost, |s| s.1) {
+                    step = Some((probe, c));
+                }
+            }
+        }
+        match step {
+            Some((point, cost)) => {
+                best.point = point;
+                best.cost = cost;
+            }
+            None => return Ok(best),
+        }
+    }
+}
