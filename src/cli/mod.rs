@@ -4,7 +4,7 @@ mod args;
 mod explain;
 mod matrix;
 mod record;
-mod setup;
+pub mod setup;
 mod simulate;
 mod train;
 mod tune;

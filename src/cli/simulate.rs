@@ -10,6 +10,7 @@ use crate::experiment::{
     self, print_comparison, print_simulation, print_summary, Repetition, SpaceFacts, StepStats,
 };
 use crate::model::CounterModel;
+use crate::search::starchart;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -71,14 +72,31 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         &args.expert,
         load_model(&args.expert)?.as_ref(),
     )?;
+    let json = args.run.format == Format::Json;
     print_simulation(
         &SpaceFacts::of(&dataset),
         args.searcher.name(),
         args.run.seed,
         &stats,
-        args.run.format == Format::Json,
+        json,
     );
+    if args.searcher == SearcherKind::Starchart && !json {
+        print_starchart_phases(&dataset, &args.run);
+    }
     Ok(())
+}
+
+/// Starchart's two phases as the paper's Table 8 reports them: tests to build the model, then
+/// tests in predicted order until a well-performing configuration.
+fn print_starchart_phases(dataset: &Arc<Dataset>, run: &RunArgs) {
+    let runtimes: Vec<Option<f64>> = dataset.records.iter().map(|r| r.runtime_us).collect();
+    let (build, tuning) = starchart::phase_steps(
+        &Arc::new(dataset.space.clone()),
+        &runtimes,
+        dataset.well_performing_threshold(),
+        (0..run.runs as u64).map(|i| experiment::derive_seed(run.seed, i)),
+    );
+    println!("starchart phases (mean of {} runs): model build {build:.1} tests, tuning {tuning:.1} tests", run.runs);
 }
 
 /// `pcsearch compare`.
