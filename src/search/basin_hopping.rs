@@ -5,14 +5,16 @@
 //!
 //! A run minimises locally from a random configuration, then repeats: displace the current
 //! minimum by a uniform random offset in [−step, step] value indices per parameter, minimise
-//! locally (see [`super::local_descent`] for how the grid stands in for L-BFGS-B), and accept the
+//! locally (see [`super::local_descent::gradient_steps`] for what L-BFGS-B does on the grid:
+//! mostly it tests the point and its d forward neighbours and stays there), and accept the
 //! new minimum by the Metropolis rule `exp(−(f_new − f_old)/T) ≥ U(0, 1)`. Points off the space
 //! cost nothing and count as the worst runtime. After the 100 hops Kernel Tuner stops; this
 //! searcher starts again from a fresh random configuration, known configurations staying free.
 
 use super::ask_tell::{AskTell, Evaluator, Stop};
 use super::grid::Grid;
-use super::local_descent::{descend, Descent};
+use super::grid::Scaled;
+use super::local_descent::{gradient_steps, Descent};
 use super::objective::Objective;
 use super::{SearchRng, Searcher, SearcherFactory};
 use rand::{Rng, SeedableRng};
@@ -62,10 +64,11 @@ async fn run(grid: Arc<Grid>, eval: Evaluator, seed: u64) -> Result<(), Stop> {
         invalid: f64::MAX,
     };
     let sizes = grid.sizes().to_vec();
+    let eps = Scaled::new(&sizes).eps;
     loop {
         cost.eval.check_open()?;
         let start = grid.point(rng.random_range(0..grid.len())).to_vec();
-        let mut current = descend(&cost, &sizes, start, LOCAL_CALLS).await?;
+        let mut current = gradient_steps(&cost, &sizes, eps, start, LOCAL_CALLS).await?;
         let mut step = 1.0;
         let mut accepted = 0;
         for hop in 1..=HOPS {
@@ -77,7 +80,7 @@ async fn run(grid: Arc<Grid>, eval: Evaluator, seed: u64) -> Result<(), Stop> {
                 }
             }
             let trial = displace(&current.point, &sizes, step, &mut rng);
-            let found = descend(&cost, &sizes, trial, LOCAL_CALLS).await?;
+            let found = gradient_steps(&cost, &sizes, eps, trial, LOCAL_CALLS).await?;
             if metropolis(&current, &found, &mut rng) {
                 current = found;
                 accepted += 1;
