@@ -85,7 +85,7 @@ fn bayesian_step(c: &mut Criterion) {
     group.sample_size(20);
     for observed in [50usize, 200] {
         let mut bo = Bayesian::new(coords.clone(), DIMS, 1);
-        let mut step = |bo: &mut Bayesian| {
+        let step = |bo: &mut Bayesian| {
             let r = bo.next().expect("a candidate");
             bo.observe(
                 r,
