@@ -97,7 +97,9 @@ async fn probe_slopes(
 /// gradient, clamped to the bounds; `None` when the gradient vanishes or the point stays put.
 /// Infinite slopes (an illegal probe) dominate: the step follows them alone.
 fn gradient_trial(point: &[u16], sizes: &[usize], eps: f64, slopes: &[f64]) -> Option<Vec<u16>> {
-    let infinite = slopes.iter().any(|s| !s.is_finite() || s.abs() >= f64::MAX / 2.0);
+    let infinite = slopes
+        .iter()
+        .any(|s| !s.is_finite() || s.abs() >= f64::MAX / 2.0);
     let direction: Vec<f64> = if infinite {
         slopes
             .iter()
