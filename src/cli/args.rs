@@ -56,6 +56,16 @@ pub enum SearcherKind {
     Profile,
     /// Profile-based search exactly as published (`--guidance paper`).
     ProfilePaper,
+    /// Kernel Tuner's basin hopping (local descent, random hops, Metropolis at T = 1).
+    BasinHopping,
+    /// Kernel Tuner's dual annealing (scipy's generalised simulated annealing).
+    DualAnnealing,
+    /// Kernel Tuner's genetic algorithm.
+    Genetic,
+    /// Bayesian optimisation: Gaussian process and expected improvement.
+    Bayesian,
+    /// Starchart's regression tree on runtimes (validation, training, then predicted order).
+    Starchart,
 }
 
 impl SearcherKind {
@@ -65,7 +75,17 @@ impl SearcherKind {
             SearcherKind::Random => "random",
             SearcherKind::Profile => "profile",
             SearcherKind::ProfilePaper => "profile-paper",
+            SearcherKind::BasinHopping => "basin-hopping",
+            SearcherKind::DualAnnealing => "dual-annealing",
+            SearcherKind::Genetic => "genetic",
+            SearcherKind::Bayesian => "bayesian",
+            SearcherKind::Starchart => "starchart",
         }
+    }
+
+    /// Whether the searcher reads counters (the profile-based ones); the others need only runtimes.
+    pub fn uses_counters(self) -> bool {
+        matches!(self, SearcherKind::Profile | SearcherKind::ProfilePaper)
     }
 }
 

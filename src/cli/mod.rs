@@ -5,7 +5,7 @@ mod device;
 mod explain;
 mod matrix;
 mod record;
-mod setup;
+pub mod setup;
 mod simulate;
 mod train;
 mod tune;

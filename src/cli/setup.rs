@@ -9,7 +9,10 @@ use crate::expert::{ExpertOptions, REQUIRED_COUNTERS};
 use crate::model::CounterModel;
 use crate::rules::Rules;
 use crate::search::profile::{Guidance, Predictions, ProfileFactory, ProfileSetup, ScoreOptions};
-use crate::search::{RandomFactory, SearcherFactory};
+use crate::search::{
+    BasinHoppingFactory, BayesianFactory, DualAnnealingFactory, GeneticFactory, Grid,
+    RandomFactory, SearcherFactory, StarchartFactory,
+};
 use crate::space::TuningSpace;
 use std::sync::Arc;
 
@@ -111,11 +114,9 @@ pub fn searcher_factory(
     args: &ExpertArgs,
     model: Option<&CounterModel>,
 ) -> Result<PreparedSearch> {
-    if kind == SearcherKind::Random {
+    if let Some(factory) = runtime_only_factory(kind, &dataset.space) {
         return Ok(PreparedSearch {
-            factory: Box::new(RandomFactory {
-                size: dataset.len(),
-            }),
+            factory,
             counters: None,
         });
     }
@@ -135,6 +136,24 @@ pub fn searcher_factory(
     Ok(PreparedSearch {
         factory: Box::new(ProfileFactory::new(setup)),
         counters: Some(Arc::new(counters)),
+    })
+}
+
+/// The searchers that read only runtimes (random search and the baselines from the field) over
+/// `space`; `None` for the profile-based ones.
+pub fn runtime_only_factory(
+    kind: SearcherKind,
+    space: &TuningSpace,
+) -> Option<Box<dyn SearcherFactory>> {
+    let grid = || Arc::new(Grid::new(space));
+    Some(match kind {
+        SearcherKind::Random => Box::new(RandomFactory { size: space.len() }),
+        SearcherKind::BasinHopping => Box::new(BasinHoppingFactory::new(grid())),
+        SearcherKind::DualAnnealing => Box::new(DualAnnealingFactory::new(grid())),
+        SearcherKind::Genetic => Box::new(GeneticFactory::new(grid())),
+        SearcherKind::Bayesian => Box::new(BayesianFactory::new(&grid())),
+        SearcherKind::Starchart => Box::new(StarchartFactory::new(Arc::new(space.clone()))),
+        SearcherKind::Profile | SearcherKind::ProfilePaper => return None,
     })
 }
 

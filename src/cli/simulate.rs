@@ -12,6 +12,7 @@ use crate::experiment::{
     RunsWriter, SearcherOutcome, SpaceFacts, SpaceSetup, StepStats,
 };
 use crate::model::CounterModel;
+use crate::search::starchart;
 use indicatif::ProgressBar;
 use std::path::Path;
 use std::sync::Arc;
@@ -125,19 +126,36 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         w.finish()?;
     }
     let results: Vec<_> = traces.iter().map(|t| t.result).collect();
+    let json = args.run.format == Format::Json;
     print_simulation(
         &facts,
         args.searcher.name(),
         args.run.seed,
         &StepStats::of(&results),
-        args.run.format == Format::Json,
+        json,
     );
+    if args.searcher == SearcherKind::Starchart && !json {
+        print_starchart_phases(&dataset, &args.run);
+    }
     Ok(())
 }
 
 /// How per-run results name the model: its file, when one is given.
 fn model_label(expert: &ExpertArgs) -> Option<String> {
     expert.model.as_ref().map(|p| p.display().to_string())
+}
+
+/// Starchart's two phases as the paper's Table 8 reports them: tests to build the model, then
+/// tests in predicted order until a well-performing configuration.
+fn print_starchart_phases(dataset: &Arc<Dataset>, run: &RunArgs) {
+    let runtimes: Vec<Option<f64>> = dataset.records.iter().map(|r| r.runtime_us).collect();
+    let (build, tuning) = starchart::phase_steps(
+        &Arc::new(dataset.space.clone()),
+        &runtimes,
+        dataset.well_performing_threshold(),
+        (0..run.runs as u64).map(|i| experiment::derive_seed(run.seed, i)),
+    );
+    println!("starchart phases (mean of {} runs): model build {build:.1} tests, tuning {tuning:.1} tests", run.runs);
 }
 
 /// `pcsearch compare`.

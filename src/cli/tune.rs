@@ -1,7 +1,7 @@
 //! `pcsearch tune`: live tuning of a kernel description on this machine's GPU.
 
 use super::args::{SearchArgs, SearcherKind, TuneArgs};
-use super::setup::profile_setup;
+use super::setup::{profile_setup, runtime_only_factory};
 use crate::backend::cuda::{libs, CudaBackend, DetailsSlot, TestDetails};
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
@@ -10,7 +10,7 @@ use crate::kernel::KernelDescription;
 use crate::model::CounterModel;
 use crate::rules::Rules;
 use crate::search::profile::{Predictions, ProfileSearch};
-use crate::search::{RandomSearch, Searcher};
+use crate::search::Searcher;
 use crate::space::TuningSpace;
 use crate::tuning::{self, History, Step, StopRule};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -30,34 +30,31 @@ pub fn build_searcher(
     search: &SearchArgs,
     seed: u64,
 ) -> Result<Box<dyn Searcher>> {
-    match kind {
-        SearcherKind::Random => {
-            if model.is_some() {
-                return Err(Error::invalid("--model applies only to --searcher profile"));
-            }
-            Ok(Box::new(RandomSearch::new(space.len(), seed)))
+    if let Some(factory) = runtime_only_factory(kind, space) {
+        if model.is_some() {
+            return Err(Error::invalid("--model applies only to --searcher profile"));
         }
-        SearcherKind::Profile | SearcherKind::ProfilePaper => {
-            let path = model.ok_or_else(|| {
-                Error::invalid(
-                    "--searcher profile needs --model FILE (a model from `pcsearch train`, e.g. models/coulomb-1070.json)",
-                )
-            })?;
-            let model = CounterModel::load(path)?;
-            model.check_space(space)?;
-            let predictions = Predictions::new(&model.predict(space)?);
-            let setup = profile_setup(
-                kind,
-                predictions,
-                model.generation(),
-                device.clone(),
-                rules,
-                search,
-                space,
-            );
-            Ok(Box::new(ProfileSearch::new(Arc::new(setup), seed)))
-        }
+        return Ok(factory.build(seed));
     }
+    // The profile-based searchers.
+    let path = model.ok_or_else(|| {
+        Error::invalid(
+            "--searcher profile needs --model FILE (a model from `pcsearch train`, e.g. models/coulomb-1070.json)",
+        )
+    })?;
+    let model = CounterModel::load(path)?;
+    model.check_space(space)?;
+    let predictions = Predictions::new(&model.predict(space)?);
+    let setup = profile_setup(
+        kind,
+        predictions,
+        model.generation(),
+        device.clone(),
+        rules,
+        search,
+        space,
+    );
+    Ok(Box::new(ProfileSearch::new(Arc::new(setup), seed)))
 }
 
 /// The stop rule of `--budget` and `--time`.
@@ -276,7 +273,7 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
         args.live.gpu_index,
         rules.clone(),
     )?;
-    if args.searcher != SearcherKind::Random {
+    if args.searcher.uses_counters() {
         // Without counters the profile-based searcher could only re-profile its best configuration
         // round after round; say so before spending any test.
         if let Err(reason) = backend.enable_profiling() {
