@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Simulated cost of tests (DESIGN.md §6).
+/// Simulated cost of tests: compilation, timed runs and, for a profiled test, the profiler's passes.
 ///
 /// A plain test costs `compile_s + runs × runtime`; a profiled test additionally replays the kernel
 /// once per counter pass and pays a fixed profiler start-up. When a recording carries a
@@ -24,7 +24,7 @@ pub struct TimeModel {
 impl Default for TimeModel {
     fn default() -> Self {
         // NVRTC compiles of tuned kernels take a few hundred ms; CUPTI needs tens of passes for the
-        // ~40 metrics of DESIGN.md §2 and about a second to set up its session.
+        // ~40 metrics of expert_rules/counters-volta.toml and about a second to set up its session.
         TimeModel {
             compile_s: 0.5,
             runs_per_test: 3.0,

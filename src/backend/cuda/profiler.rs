@@ -7,7 +7,7 @@
 //! restores memory between passes), decode, and evaluate the metrics of the single range.
 //!
 //! Not run on hardware by this project's CI (no GPU): the call sequence follows the CUPTI 12.6
-//! range-profiling sample; see `docs/tuning-on-your-gpu.md` for the tests to run on a GPU.
+//! range-profiling sample; see the README ("Tests on a GPU machine") for the tests to run on a GPU.
 
 use cudarc::cupti::sys;
 use std::ffi::{CStr, CString};
