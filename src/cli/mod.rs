@@ -1,7 +1,10 @@
 //! Command-line interface: argument definitions and the commands they run.
 
 mod args;
+mod check;
+mod data;
 mod explain;
+mod export;
 mod matrix;
 mod record;
 mod setup;
@@ -9,7 +12,7 @@ mod simulate;
 mod train;
 mod tune;
 
-pub use args::{Cli, Command};
+pub use args::{Cli, Command, DataCommand};
 
 use crate::error::Result;
 
@@ -29,5 +32,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Matrix(a) => matrix::matrix(&a),
         Command::Tune(a) => tune::tune(&a),
         Command::Record(a) => record::record(&a),
+        Command::Check(a) => check::check(&a),
+        Command::Export(a) => export::export(&a),
+        Command::Data(DataCommand::Fetch(a)) => data::fetch(&a),
     }
 }

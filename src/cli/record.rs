@@ -1,12 +1,14 @@
 //! `pcsearch record`: measure and profile the whole space and write replay data.
 
 use super::args::RecordArgs;
+use super::export::write_result_files;
 use super::tune::{open_journal, progress, run_live};
 use crate::backend::cuda::{libs, CudaBackend};
 use crate::backend::Measurement;
 use crate::data::{write_ktt_csv, Dataset, Record};
 use crate::error::{Error, Result};
 use crate::journal::{JournalEntry, JournalHeader};
+use crate::kernel::validate::validate;
 use crate::kernel::KernelDescription;
 use crate::rules::Rules;
 use crate::search::{Request, Searcher};
@@ -94,7 +96,7 @@ pub fn dataset(
                 local_size: f64::NAN,
                 metrics: vec![f64::NAN; metric_names.len()],
                 overhead_us: None,
-                failure: Some("not measured".into()),
+                failure: Some(NOT_MEASURED.into()),
             });
             continue;
         };
@@ -140,16 +142,39 @@ pub fn dataset(
             space: space.clone(),
             metric_names,
             records,
+            warnings: Vec::new(),
         },
         dropped,
     ))
 }
 
+/// Failure reason of a configuration a run did not measure.
+const NOT_MEASURED: &str = "not measured";
+
+/// The configurations of `data` that were measured, for result files of a partial run.
+pub fn measured_only(data: &Dataset) -> Dataset {
+    let mut space = TuningSpace::new(data.space.parameters().to_vec());
+    let mut records = Vec::new();
+    for (id, r) in data.records.iter().enumerate() {
+        if r.failure.as_deref() != Some(NOT_MEASURED) {
+            // Ids of a subset of a space are distinct: push cannot fail.
+            let _ = space.push(data.space.config(id));
+            records.push(r.clone());
+        }
+    }
+    Dataset {
+        space,
+        records,
+        ..data.clone()
+    }
+}
+
 /// `pcsearch record`.
 pub fn record(args: &RecordArgs) -> Result<()> {
-    libs::require_driver()?;
+    // Everything that can be checked without a GPU is checked before looking for the driver.
     let desc = KernelDescription::load(&args.live.kernel)?;
-    let space = desc.enumerate()?;
+    let space = validate(&desc)?.space;
+    libs::require_driver()?;
     let rules = Rules::builtin()?;
     let mut header =
         JournalHeader::new(&args.live.kernel, &desc.fingerprint()?, 0, "record", &space);
@@ -215,6 +240,7 @@ pub fn record(args: &RecordArgs) -> Result<()> {
         eprintln!("warning: {dropped} configurations ran but have no counters; recorded as failed");
     }
     write_ktt_csv(&data, &args.out)?;
+    write_result_files(&data, &args.results)?;
     println!(
         "wrote {} configurations ({} valid, {} metrics each) to {}",
         data.len(),
