@@ -260,8 +260,14 @@ fn without_network_the_command_says_what_is_missing_and_how_to_get_it() {
         "{stderr}"
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.lines().filter(|l| l.contains("MISSING")).count(),
+        2,
+        "one line per reason: {stdout}"
+    );
     assert!(
-        stdout.contains("MISSING: could not download http://127.0.0.1:1/data.zip"),
+        stdout.contains("15 files MISSING: could not download http://127.0.0.1:1/data.zip")
+            && stdout.contains("ktt2/coulomb-2080ti.json: MISSING: could not download"),
         "{stdout}"
     );
 }

@@ -53,9 +53,10 @@ pub fn fetch(args: &FetchArgs) -> Result<()> {
     )))
 }
 
-/// One line per file: what became of it.
+/// One line per file that is in place or was rejected, and one per reason files are missing for.
 pub fn describe(report: &Report) -> String {
     let mut out = String::new();
+    let mut missing: Vec<(&str, Vec<&str>)> = Vec::new();
     for (path, outcome) in report.files.iter().chain(&report.extra) {
         let text = match outcome {
             Outcome::Present(v) => format!(
@@ -68,10 +69,22 @@ pub fn describe(report: &Report) -> String {
                 v.configurations,
                 checked(v.checksum)
             ),
-            Outcome::Missing(why) => format!("MISSING: {why}"),
             Outcome::Rejected(why) => format!("REJECTED: {why}"),
+            Outcome::Missing(why) => {
+                match missing.iter_mut().find(|(w, _)| w == why) {
+                    Some((_, paths)) => paths.push(path),
+                    None => missing.push((why, vec![path])),
+                }
+                continue;
+            }
         };
         out.push_str(&format!("  {path}: {text}\n"));
+    }
+    for (why, paths) in missing {
+        match paths.as_slice() {
+            [one] => out.push_str(&format!("  {one}: MISSING: {why}\n")),
+            many => out.push_str(&format!("  {} files MISSING: {why}\n", many.len())),
+        }
     }
     out
 }

@@ -93,12 +93,6 @@ pub fn fetch(manifest: &Manifest, target: &Path, origin: Origin<'_>) -> Result<R
     if wanted.is_empty() {
         return Ok(report);
     }
-    std::fs::create_dir_all(target).map_err(|e| {
-        Error::invalid(format!(
-            "cannot create the data directory {}: {e}",
-            target.display()
-        ))
-    })?;
     let mut copies = Copies::default();
     match origin {
         Origin::Local(path) => copies.add_local(path)?,
@@ -126,6 +120,12 @@ pub fn fetch(manifest: &Manifest, target: &Path, origin: Origin<'_>) -> Result<R
                             let url = format!("{}{}", source.url, f.file_name());
                             match download(&url) {
                                 Ok(bytes) => copies.add(f.file_name(), bytes),
+                                // No answer at all (no network, no such host): the other files
+                                // of the source cannot come either.
+                                Err(e) if !e.to_string().contains("status code") => {
+                                    copies.fail_source(&source.name, e.to_string());
+                                    break;
+                                }
                                 Err(e) => copies.fail_file(f.file_name(), e.to_string()),
                             }
                         }
