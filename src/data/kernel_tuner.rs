@@ -37,6 +37,13 @@ const BOOKKEEPING: &[&str] = &[
     "GFLOP/s",
 ];
 
+/// Entry keys pcsearch adds for the launch sizes (total threads, threads per block), which Kernel
+/// Tuner's caches lack and the profile-based searcher's parallelism bottleneck needs; Kernel Tuner
+/// ignores keys it does not know.
+const GLOBAL_SIZE: &str = "global_size";
+/// See [`GLOBAL_SIZE`].
+const LOCAL_SIZE: &str = "local_size";
+
 /// Kernel Tuner's old marker of a failed configuration, before failures became strings.
 const FAILED_TIME_MS: f64 = 1e20;
 
@@ -145,10 +152,11 @@ impl DatasetReader for KernelTunerCacheReader {
                     })?;
                 }
             }
+            let size = |k: &str| entry.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
             let record = Record {
                 runtime_us,
-                global_size: f64::NAN,
-                local_size: f64::NAN,
+                global_size: size(GLOBAL_SIZE),
+                local_size: size(LOCAL_SIZE),
                 metrics,
                 overhead_us: entry
                     .get("compile_time")
@@ -250,7 +258,7 @@ pub fn write_kernel_tuner_cache(dataset: &Dataset, path: &Path) -> Result<()> {
         for (p, (name, v)) in space.parameters().iter().zip(config).enumerate() {
             entry.insert(name.clone(), parameter_json(space, p, *v));
         }
-        let compile_ms = r.overhead_us.map_or(0.0, |o| o / 1e3);
+        let compile_ms = r.overhead_us.map(|o| o / 1e3);
         match r.runtime_us {
             Some(t) => {
                 let ms = t / 1e3;
@@ -259,16 +267,25 @@ pub fn write_kernel_tuner_cache(dataset: &Dataset, path: &Path) -> Result<()> {
                 entry.insert("benchmark_time".into(), json!(ms));
             }
             None => {
-                let error = match r.failure.as_deref().unwrap_or_default() {
-                    f if f.contains("ompil") => "CompilationFailedConfig",
-                    f if f.contains("constraint") || f == "InvalidConfig" => "InvalidConfig",
+                let failure = r
+                    .failure
+                    .as_deref()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                let error = match failure.as_str() {
+                    f if f.contains("compil") => "CompilationFailedConfig",
+                    f if f.contains("constraint") || f == "invalidconfig" => "InvalidConfig",
                     _ => "RuntimeFailedConfig",
                 };
                 entry.insert("time".into(), json!(error));
                 entry.insert("benchmark_time".into(), json!(0.0));
             }
         }
-        entry.insert("compile_time".into(), json!(compile_ms));
+        // Unknown compile times are left out rather than written as 0: pcsearch would read a 0
+        // back as a measured overhead (Kernel Tuner needs them only to simulate a time limit).
+        if let Some(ms) = compile_ms {
+            entry.insert("compile_time".into(), json!(ms));
+        }
         entry.insert("verification_time".into(), json!(0.0));
         entry.insert("strategy_time".into(), json!(0.0));
         entry.insert("framework_time".into(), json!(0.0));
@@ -276,6 +293,11 @@ pub fn write_kernel_tuner_cache(dataset: &Dataset, path: &Path) -> Result<()> {
         for (name, v) in dataset.metric_names.iter().zip(&r.metrics) {
             if v.is_finite() {
                 entry.insert(name.clone(), json!(v));
+            }
+        }
+        for (k, v) in [(GLOBAL_SIZE, r.global_size), (LOCAL_SIZE, r.local_size)] {
+            if v.is_finite() {
+                entry.insert(k.into(), json!(v));
             }
         }
         cache.insert(key, Value::Object(entry));

@@ -28,6 +28,7 @@ struct File {
 #[derive(Deserialize, Default)]
 struct Metadata {
     device: Option<String>,
+    kernel: Option<String>,
     timeunit: Option<String>,
     compute_api: Option<String>,
 }
@@ -228,7 +229,7 @@ impl DatasetReader for T4Reader {
         }
         Ok(Dataset {
             source: path.to_path_buf(),
-            kernel: String::new(),
+            kernel: file.metadata.kernel.unwrap_or_default(),
             device_name: file.metadata.device,
             space,
             metric_names,
@@ -287,6 +288,9 @@ pub fn write_t4(dataset: &Dataset, path: &Path) -> Result<()> {
     if let Some(d) = &dataset.device_name {
         metadata["device"] = json!(d);
     }
+    if !dataset.kernel.is_empty() {
+        metadata["kernel"] = json!(dataset.kernel);
+    }
     let file = json!({"schema_version": "1.0.0", "metadata": metadata, "results": results});
     super::write_json(&file, path)
 }
@@ -304,8 +308,8 @@ pub fn parameter_json(space: &TuningSpace, p: usize, v: f64) -> Value {
 
 /// The T4 invalidity of a failure reason (`runtime` when nothing more specific is known).
 fn invalidity(failure: Option<&str>) -> &'static str {
-    match failure.unwrap_or_default() {
-        f if f.contains("compil") || f.contains("compile") => "compile",
+    match failure.unwrap_or_default().to_ascii_lowercase().as_str() {
+        f if f.contains("compil") => "compile",
         f if f.contains("correct") || f.contains("wrong result") => "correctness",
         f if f.contains("timeout") => "timeout",
         f if f.contains("constraint") => "constraints",
@@ -351,5 +355,64 @@ mod tests {
             err.contains("results[2]") && err.contains("parsec"),
             "{err}"
         );
+    }
+
+    /// Two results as KTT 2.2 writes them (its T4 serializer): every parameter value a string,
+    /// the time's unit empty (the metadata's microseconds), a CUDA grid in blocks.
+    const KTT_T4: &str = r#"{
+  "metadata": {"autotuner": "KTT", "autotuner_version": "2.2.0", "compute_api": "CUDA",
+               "device": "NVIDIA RTX 500 Ada Generation Laptop GPU", "platform": "NVIDIA CUDA",
+               "timestamp": "2026-03-05 09:00:49 UTC", "timeunit": "microseconds"},
+  "results": [
+    {"compilation_data": {"constant_memory_size": 0, "global_size": {"x": 16, "y": 64, "z": 256},
+       "local_memory_size": 0, "local_size": {"x": 16, "y": 4, "z": 1}, "max_work_group_size": 1024,
+       "private_memory_size": 0, "registers": 44},
+     "configuration": {"PRECISION": "float", "SCALE": "0.500000", "WORK_GROUP_SIZE_X": "16"},
+     "correctness": 1, "invalidity": "correct",
+     "measurements": [{"name": "time", "unit": "", "value": 4164.159},
+                      {"name": "dram__sectors_read.sum", "type": "Double", "unit": "", "value": 4716.0}],
+     "objectives": ["time"], "times": {"compilation_time": 14958.313, "runtimes": [4164.159]},
+     "timestamp": "2026-03-05 08:58:2 UTC"},
+    {"configuration": {"PRECISION": "double", "SCALE": "1.000000", "WORK_GROUP_SIZE_X": "32"},
+     "correctness": 1, "invalidity": "compile",
+     "measurements": [{"name": "time", "unit": "", "value": 0.0}],
+     "objectives": ["time"], "times": {"compilation_time": 10.0, "runtimes": [0.0]},
+     "timestamp": "2026-03-05 08:58:3 UTC"}
+  ]
+}"#;
+
+    #[test]
+    fn reads_what_ktt_writes_string_values_time_unit_and_launch_sizes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("coulomb.t4.json");
+        std::fs::write(&path, KTT_T4).unwrap();
+        let ds = load(&path, &ReadOptions::default()).unwrap();
+        assert_eq!((ds.len(), ds.valid_count()), (2, 1));
+        assert_eq!(ds.records[0].runtime_us, Some(4164.159), "microseconds");
+        assert_eq!(ds.records[0].overhead_us, Some(14958.313));
+        assert_eq!(ds.records[0].local_size, 64.0);
+        assert_eq!(
+            ds.records[0].global_size,
+            16.0 * 64.0 * 256.0 * 64.0,
+            "grid × block"
+        );
+        assert_eq!(ds.records[0].metrics, vec![4716.0]);
+        assert_eq!(
+            ds.space.describe(0),
+            "PRECISION=float,SCALE=0.5,WORK_GROUP_SIZE_X=16"
+        );
+        assert_eq!(ds.records[1].failure.as_deref(), Some("compile"));
+        assert_eq!(
+            ds.device_name.as_deref(),
+            Some("NVIDIA RTX 500 Ada Generation Laptop GPU")
+        );
+        // Written back as T4 and read again: the same space, the names kept.
+        let again = dir.path().join("again.t4.json");
+        write_t4(&ds, &again).unwrap();
+        let back = load(&again, &ReadOptions::default()).unwrap();
+        assert_eq!(back.space, ds.space);
+        assert_eq!(back.records[0].runtime_us, Some(4164.159));
+        assert_eq!(back.records[0].global_size, ds.records[0].global_size);
+        assert_eq!(back.records[1].failure.as_deref(), Some("compile"));
     }
 }
