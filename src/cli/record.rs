@@ -292,6 +292,40 @@ mod tests {
     }
 
     #[test]
+    fn a_partial_run_writes_result_files_of_the_configurations_it_tested() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = [("dram__sectors_read.sum", 10.0)];
+        let entries = vec![
+            entry(32.0, 1.0, Some(60.0), &m),
+            entry(16.0, 0.0, None, &[]),
+        ];
+        let out = dir.path().join("results");
+        let (d, _) = dataset(
+            "transpose",
+            Some("RTX 3090".into()),
+            &space(),
+            &entries,
+            &out,
+        )
+        .unwrap();
+        let tested = measured_only(&d);
+        assert_eq!(tested.len(), 2);
+        assert_eq!(tested.space.describe(0), "TILE=16,USE_SHARED=0");
+        assert_eq!(tested.space.describe(1), "TILE=32,USE_SHARED=1");
+        let files = crate::cli::args::ResultFilesArgs {
+            t4: Some(dir.path().join("r.t4.json")),
+            kernel_tuner: Some(dir.path().join("r_cache.json")),
+        };
+        super::write_result_files(&tested, &files).unwrap();
+        for f in [files.t4.unwrap(), files.kernel_tuner.unwrap()] {
+            let back = data::load(&f, &ReadOptions::default()).unwrap();
+            assert_eq!((back.len(), back.valid_count()), (2, 1), "{}", f.display());
+            assert_eq!(back.best(), Some((1, 60.0)));
+            assert_eq!(back.device_name.as_deref(), Some("RTX 3090"));
+        }
+    }
+
+    #[test]
     fn exhaustive_visits_every_configuration_in_order() {
         let mut s = Exhaustive::new(3, true);
         let got: Vec<Request> = std::iter::from_fn(|| s.next()).collect();
