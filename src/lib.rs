@@ -8,6 +8,7 @@ pub mod backend;
 pub mod cli;
 pub mod counters;
 pub mod data;
+pub mod datadir;
 pub mod device;
 pub mod error;
 pub mod experiment;

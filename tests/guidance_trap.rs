@@ -82,6 +82,7 @@ fn space_with_failures(
         space,
         metric_names: Vec::new(),
         records,
+        warnings: Vec::new(),
     };
     (Arc::new(dataset), counters)
 }

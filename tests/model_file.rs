@@ -1,5 +1,7 @@
 //! Counter model files, space checks and prediction over configurations the model never saw.
 
+mod common;
+
 use clap::Parser;
 use pcsearch::cli::{self, Cli};
 use pcsearch::counters::{Counter, Generation};
@@ -9,10 +11,8 @@ use pcsearch::rules::Rules;
 use pcsearch::space::TuningSpace;
 use std::path::{Path, PathBuf};
 
-const DATA: &str = "/work/shared/replay_data/ktt-paper";
-
 fn file(bench: &str, gpu: &str) -> PathBuf {
-    PathBuf::from(format!("{DATA}/{bench}/{gpu}-{bench}_output.csv"))
+    common::replay_file(&format!("ktt-paper/{bench}/{gpu}-{bench}_output.csv"))
 }
 
 fn load(bench: &str, gpu: &str) -> Dataset {
@@ -42,6 +42,9 @@ const COULOMB_TPS: [&str; 8] = [
 
 #[test]
 fn saved_model_describes_itself_and_round_trips() {
+    if common::skip_without_data() {
+        return;
+    }
     let model = train("coulomb", "1070", 1);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("coulomb.json");
@@ -84,6 +87,9 @@ fn saved_model_describes_itself_and_round_trips() {
 
 #[test]
 fn training_is_reproducible_from_its_seed() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let text = |m: &CounterModel, name: &str| {
         let p = dir.path().join(name);
@@ -97,6 +103,9 @@ fn training_is_reproducible_from_its_seed() {
 
 #[test]
 fn volta_training_skips_the_counter_it_has_no_metric_for() {
+    if common::skip_without_data() {
+        return;
+    }
     let model = train("coulomb", "2080", 1);
     assert_eq!(model.generation(), Generation::Volta);
     assert_eq!(model.skipped().len(), 1);
@@ -111,6 +120,9 @@ fn volta_training_skips_the_counter_it_has_no_metric_for() {
 
 #[test]
 fn a_space_with_other_parameters_is_refused_naming_the_difference() {
+    if common::skip_without_data() {
+        return;
+    }
     let model = train("coulomb", "1070", 1);
     let mut names: Vec<String> = COULOMB_TPS.iter().map(|s| s.to_string()).collect();
     names.retain(|n| n != "USE_SOA");
@@ -138,6 +150,9 @@ fn a_space_with_other_parameters_is_refused_naming_the_difference() {
 /// measured, and the model must map parameters by name.
 #[test]
 fn unseen_configurations_are_predicted_and_parameters_map_by_name() {
+    if common::skip_without_data() {
+        return;
+    }
     let model = train("coulomb", "1070", 1);
     let recorded = load("coulomb", "1070").space;
     let values = recorded.parameter_values();
@@ -176,6 +191,9 @@ fn unseen_configurations_are_predicted_and_parameters_map_by_name() {
 
 #[test]
 fn broken_model_files_are_refused_naming_the_file() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.json");
     train("coulomb", "1070", 1).save(&good).unwrap();
@@ -237,6 +255,9 @@ fn broken_model_files_are_refused_naming_the_file() {
 
 #[test]
 fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("models/m.json");
     let run = |args: &[&str]| cli::run(Cli::parse_from(args));
@@ -262,6 +283,25 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
     assert_eq!(model.options().seed, 3);
     assert_eq!(model.options().depths, [2, 4, 8]);
     assert_eq!(model.gpu().key, "1070");
+    let err = run(&[
+        "pcsearch",
+        "train",
+        "--space",
+        space.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("m.json") && err.contains("exists already") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(
+        CounterModel::load(&out).unwrap().options().seed,
+        3,
+        "left as it was"
+    );
 
     // A copy whose name does not start with a GPU key.
     let anonymous = dir.path().join("coulomb.csv");
@@ -271,6 +311,7 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
         "train",
         "--space",
         anonymous.to_str().unwrap(),
+        "--force",
         "--out",
         out.to_str().unwrap(),
     ])
@@ -285,6 +326,7 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
         "train",
         "--space",
         anonymous.to_str().unwrap(),
+        "--force",
         "--out",
         out.to_str().unwrap(),
         "--gpu",
@@ -298,6 +340,7 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
         "train",
         "--space",
         anonymous.to_str().unwrap(),
+        "--force",
         "--out",
         out.to_str().unwrap(),
         "--gpu",

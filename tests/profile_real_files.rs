@@ -3,10 +3,10 @@
 //! and the shipped GTX 1070 models. Figures are deterministic for `--seed 1`; the bounds leave a
 //! margin below the measured values quoted in the README.
 
+mod common;
+
 use serde_json::Value;
 use std::process::Command;
-
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/replay_data");
 
 fn pcsearch(args: &[&str]) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_pcsearch"))
@@ -23,7 +23,9 @@ fn pcsearch(args: &[&str]) -> Value {
 }
 
 fn file(bench: &str, gpu: &str) -> String {
-    format!("{DATA}/ktt-paper/{bench}/{gpu}-{bench}_output.csv")
+    common::replay_file(&format!("ktt-paper/{bench}/{gpu}-{bench}_output.csv"))
+        .display()
+        .to_string()
 }
 
 fn searcher<'a>(entry: &'a Value, name: &str) -> &'a Value {
@@ -39,11 +41,18 @@ fn number(v: &Value, key: &str) -> f64 {
 
 #[test]
 fn exact_counters_beat_random_on_every_file() {
+    if common::skip_without_data() {
+        return;
+    }
     let mut spaces: Vec<String> = ["coulomb", "mtran"]
         .iter()
         .flat_map(|b| ["680", "750", "1070", "2080"].map(|g| file(b, g)))
         .collect();
-    spaces.push(format!("{DATA}/ktt2/coulomb-2080ti.json"));
+    spaces.push(
+        common::replay_file("ktt2/coulomb-2080ti.json")
+            .display()
+            .to_string(),
+    );
     let mut args = vec!["compare", "--space"];
     args.extend(spaces.iter().map(String::as_str));
     let report = pcsearch(&args);
@@ -101,17 +110,26 @@ fn check_matrix(bench: &str, min_geo: f64) {
 
 #[test]
 fn models_from_other_gpus_never_lose_to_random_on_transpose() {
+    if common::skip_without_data() {
+        return;
+    }
     // Measured: geometric mean 2.30x, worst 1.01x; the paper behaviour has two pairs below 1x.
     check_matrix("mtran", 2.1);
 }
 
 #[test]
 fn models_from_other_gpus_never_lose_to_random_on_coulomb() {
+    if common::skip_without_data() {
+        return;
+    }
     check_matrix("coulomb", 2.5);
 }
 
 #[test]
 fn the_shipped_1070_model_steers_tuning_on_the_gtx680() {
+    if common::skip_without_data() {
+        return;
+    }
     let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/mtran-1070.json");
     let space = file("mtran", "680");
     let report = pcsearch(&[
@@ -143,6 +161,9 @@ fn failure(args: &[&str]) -> String {
 
 #[test]
 fn mismatched_models_and_counter_sources_are_refused_with_the_reason() {
+    if common::skip_without_data() {
+        return;
+    }
     let mtran_model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/mtran-1070.json");
     let coulomb = file("coulomb", "680");
     let err = failure(&[
@@ -194,6 +215,9 @@ fn mismatched_models_and_counter_sources_are_refused_with_the_reason() {
 
 #[test]
 fn explain_reads_the_papers_manual_tuning_example() {
+    if common::skip_without_data() {
+        return;
+    }
     // Paper §2.3: the first Coulomb configuration on the GTX 680 is L2-read and FP32 heavy; reusing
     // loaded atoms over more z iterations is the cure.
     let space = file("coulomb", "680");
@@ -227,6 +251,9 @@ fn explain_reads_the_papers_manual_tuning_example() {
 
 #[test]
 fn matrix_needs_two_gpus_and_trains_its_own_models() {
+    if common::skip_without_data() {
+        return;
+    }
     let one = file("coulomb", "680");
     let err = failure(&["matrix", "--space", &one]);
     assert!(err.contains("at least two GPUs"), "{err}");

@@ -37,6 +37,13 @@ pub enum Command {
     Record(RecordArgs),
     /// Show what pcsearch reads from this machine's GPU: facts, CUDA libraries, counter support.
     Device(DeviceArgs),
+    /// Validate a kernel description, and a model's fit to its space, without a GPU or driver.
+    Check(CheckArgs),
+    /// Convert a recorded space to T4 results, a Kernel Tuner cache or KTT CSV.
+    Export(ExportArgs),
+    /// Get the recorded data set: `pcsearch data fetch` downloads and verifies it.
+    #[command(subcommand)]
+    Data(DataCommand),
 }
 
 /// Arguments of `device`.
@@ -45,6 +52,99 @@ pub struct DeviceArgs {
     /// CUDA device ordinal of the GPU to describe.
     #[arg(long, default_value_t = 0)]
     pub gpu_index: usize,
+}
+
+/// Arguments of `check`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example: pcsearch check --kernel examples/coulomb/coulomb.toml")]
+pub struct CheckArgs {
+    /// Kernel description file (TOML; see the README, "Tuning on your GPU").
+    #[arg(long)]
+    pub kernel: PathBuf,
+    /// Counter model (from `pcsearch train`) to check against the kernel's space.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+}
+
+/// Formats `export`, `record` and `tune` write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// T4 open autotuning results (JSON), read by KTT 2.x and autotuning tools.
+    T4,
+    /// A Kernel Tuner cache file, replayed by Kernel Tuner's simulation mode.
+    KernelTuner,
+    /// KTT 1.x CSV, the recorded data set's format.
+    KttCsv,
+}
+
+impl From<ExportFormat> for crate::data::OutputFormat {
+    fn from(f: ExportFormat) -> Self {
+        match f {
+            ExportFormat::T4 => crate::data::OutputFormat::T4,
+            ExportFormat::KernelTuner => crate::data::OutputFormat::KernelTuner,
+            ExportFormat::KttCsv => crate::data::OutputFormat::KttCsv,
+        }
+    }
+}
+
+/// Arguments of `export`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example: pcsearch export --space paper:coulomb/680 --to kernel-tuner --out 680-coulomb_cache.json"
+)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub space: SpaceArgs,
+    /// Format to write.
+    #[arg(long, value_enum)]
+    pub to: ExportFormat,
+    /// File to write (never the file read).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Extra copies of live results in the ecosystem's formats.
+#[derive(Debug, Args)]
+pub struct ResultFilesArgs {
+    /// Also write the results as T4 open autotuning results (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub t4: Option<PathBuf>,
+    /// Also write the results as a Kernel Tuner cache file (for its simulation mode).
+    #[arg(long, value_name = "FILE")]
+    pub kernel_tuner: Option<PathBuf>,
+}
+
+/// What `pcsearch data` does.
+#[derive(Debug, Subcommand)]
+pub enum DataCommand {
+    /// Download the published data sets into the data directory and verify every file (SHA-256
+    /// and format); files already there and valid are kept without a download.
+    ///
+    /// Example: pcsearch data fetch
+    Fetch(FetchArgs),
+}
+
+/// Arguments of `data fetch`.
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    #[command(flatten)]
+    pub data: DataDirArg,
+    /// Install from a local archive (zip or tar.gz) or directory instead of downloading.
+    #[arg(long, value_name = "ARCHIVE|DIR")]
+    pub from: Option<PathBuf>,
+    /// Download a source from another address, e.g. `ktt-paper=https://mirror/data.zip` (an
+    /// address ending in .zip, .tar.gz or .tgz is read as an archive).
+    #[arg(long, value_name = "SOURCE=URL")]
+    pub url: Vec<String>,
+}
+
+/// Where recorded data is looked for.
+#[derive(Debug, Args, Clone, Default)]
+pub struct DataDirArg {
+    /// Data directory that names such as `paper:coulomb/680` refer to (default: $PCSEARCH_DATA,
+    /// else ./replay_data, else ../shared/replay_data).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
 }
 
 /// Searchers that can be named on the command line.
@@ -101,9 +201,12 @@ pub enum Format {
 /// Which recorded space to read.
 #[derive(Debug, Args)]
 pub struct SpaceArgs {
-    /// Recorded tuning space (KTT CSV, KTT JSON, Kernel Tuner cache or T4 results).
+    /// Recorded tuning space (KTT CSV, KTT JSON, Kernel Tuner cache or T4 results), or a name of
+    /// the data directory such as `paper:coulomb/680`.
     #[arg(long)]
     pub space: PathBuf,
+    #[command(flatten)]
+    pub data: DataDirArg,
     /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
     #[arg(long, value_delimiter = ',')]
     pub parameters: Option<Vec<String>>,
@@ -357,9 +460,12 @@ pub struct SimulateArgs {
 /// Several recorded spaces and the searchers to run on each.
 #[derive(Debug, Args)]
 pub struct SpacesArgs {
-    /// Recorded tuning spaces (KTT CSV, KTT JSON, Kernel Tuner cache or T4 results).
+    /// Recorded tuning spaces (KTT CSV, KTT JSON, Kernel Tuner cache or T4 results), or names of
+    /// the data directory: `all`, `paper:all`, `paper:mtran`, `paper:coulomb/680`, `ktt2:all`.
     #[arg(long, num_args = 1.., required = true)]
     pub space: Vec<PathBuf>,
+    #[command(flatten)]
+    pub data: DataDirArg,
     /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
     #[arg(long, value_delimiter = ',')]
     pub parameters: Option<Vec<String>>,
@@ -406,7 +512,7 @@ pub struct ExplainArgs {
     pub expert: ExpertArgs,
 }
 
-/// How a model's tree is chosen (see `docs/model.md`).
+/// How a model's tree is chosen (see the README, "How a tree is chosen").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SelectionArg {
     /// Depth with the lowest mean held-out MAE over all splits, refitted on all data.
@@ -420,9 +526,12 @@ pub enum SelectionArg {
 pub struct TrainArgs {
     #[command(flatten)]
     pub space: SpaceArgs,
-    /// Model file to write (JSON).
+    /// Model file to write (JSON); an existing file is replaced only with --force.
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// GPU the space was recorded on, as a device-table key (default: from the file's metadata or name).
     #[arg(long)]
     pub gpu: Option<String>,
@@ -485,6 +594,8 @@ pub struct TuneArgs {
     /// Stop after this many seconds of testing.
     #[arg(long)]
     pub time: Option<f64>,
+    #[command(flatten)]
+    pub results: ResultFilesArgs,
 }
 
 /// Arguments of `record`.
@@ -495,6 +606,8 @@ pub struct RecordArgs {
     /// Where to write the replay data (KTT CSV, readable by `simulate --space`).
     #[arg(long)]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub results: ResultFilesArgs,
 }
 
 /// Arguments of `matrix`.

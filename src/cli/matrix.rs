@@ -31,11 +31,6 @@ impl Cell {
 
 /// `pcsearch matrix`.
 pub fn matrix(args: &MatrixArgs) -> Result<()> {
-    if args.spaces.space.len() < 2 {
-        return Err(Error::invalid(
-            "matrix needs the same benchmark recorded on at least two GPUs (--space A B …)",
-        ));
-    }
     if args.expert.model.is_some() {
         return Err(Error::invalid(
             "matrix trains its own models: leave out --model",
@@ -43,6 +38,11 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
     }
     let rules = load_rules(&args.expert.rules)?;
     let spaces = load_spaces(&args.spaces)?;
+    if spaces.len() < 2 {
+        return Err(Error::invalid(
+            "matrix needs the same benchmark recorded on at least two GPUs (--space A B …, or a name such as paper:mtran)",
+        ));
+    }
     let mut labels = Vec::new();
     let mut models = Vec::new();
     for dataset in &spaces {

@@ -1,8 +1,11 @@
 //! Command-line interface: argument definitions and the commands they run.
 
 mod args;
+mod check;
+mod data;
 mod device;
 mod explain;
+mod export;
 mod matrix;
 mod record;
 pub mod setup;
@@ -10,7 +13,7 @@ mod simulate;
 mod train;
 mod tune;
 
-pub use args::{Cli, Command};
+pub use args::{Cli, Command, DataCommand};
 
 use crate::error::Result;
 
@@ -31,5 +34,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Tune(a) => tune::tune(&a),
         Command::Record(a) => record::record(&a),
         Command::Device(a) => device::device(&a),
+        Command::Check(a) => check::check(&a),
+        Command::Export(a) => export::export(&a),
+        Command::Data(DataCommand::Fetch(a)) => data::fetch(&a),
     }
 }

@@ -1,12 +1,14 @@
 //! `pcsearch record`: measure and profile the whole space and write replay data.
 
 use super::args::RecordArgs;
+use super::export::write_result_files;
 use super::tune::{open_journal, progress, run_live};
 use crate::backend::cuda::{libs, CudaBackend};
 use crate::backend::Measurement;
 use crate::data::{write_ktt_csv, Dataset, Record};
 use crate::error::{Error, Result};
 use crate::journal::{JournalEntry, JournalHeader};
+use crate::kernel::validate::validate;
 use crate::kernel::KernelDescription;
 use crate::rules::Rules;
 use crate::search::{Request, Searcher};
@@ -94,7 +96,7 @@ pub fn dataset(
                 local_size: f64::NAN,
                 metrics: vec![f64::NAN; metric_names.len()],
                 overhead_us: None,
-                failure: Some("not measured".into()),
+                failure: Some(NOT_MEASURED.into()),
             });
             continue;
         };
@@ -140,16 +142,39 @@ pub fn dataset(
             space: space.clone(),
             metric_names,
             records,
+            warnings: Vec::new(),
         },
         dropped,
     ))
 }
 
+/// Failure reason of a configuration a run did not measure.
+const NOT_MEASURED: &str = "not measured";
+
+/// The configurations of `data` that were measured, for result files of a partial run.
+pub fn measured_only(data: &Dataset) -> Dataset {
+    let mut space = TuningSpace::new(data.space.parameters().to_vec());
+    let mut records = Vec::new();
+    for (id, r) in data.records.iter().enumerate() {
+        if r.failure.as_deref() != Some(NOT_MEASURED) {
+            // Ids of a subset of a space are distinct: push cannot fail.
+            let _ = space.push(data.space.config(id));
+            records.push(r.clone());
+        }
+    }
+    Dataset {
+        space,
+        records,
+        ..data.clone()
+    }
+}
+
 /// `pcsearch record`.
 pub fn record(args: &RecordArgs) -> Result<()> {
-    libs::require_driver()?;
+    // Everything that can be checked without a GPU is checked before looking for the driver.
     let desc = KernelDescription::load(&args.live.kernel)?;
-    let space = desc.enumerate()?;
+    let space = validate(&desc)?.space;
+    libs::require_driver()?;
     let rules = Rules::builtin()?;
     let mut header =
         JournalHeader::new(&args.live.kernel, &desc.fingerprint()?, 0, "record", &space);
@@ -212,6 +237,7 @@ pub fn record(args: &RecordArgs) -> Result<()> {
         eprintln!("warning: {dropped} configurations ran but have no counters; recorded as failed");
     }
     write_ktt_csv(&data, &args.out)?;
+    write_result_files(&data, &args.results)?;
     if let Some(costs) = super::tune::phase_costs(&open.entries) {
         println!("{costs}");
     }
@@ -266,6 +292,40 @@ mod tests {
             profile_s: 0.1,
             cost_s: 0.5,
             elapsed_s: 0.5,
+        }
+    }
+
+    #[test]
+    fn a_partial_run_writes_result_files_of_the_configurations_it_tested() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = [("dram__sectors_read.sum", 10.0)];
+        let entries = vec![
+            entry(32.0, 1.0, Some(60.0), &m),
+            entry(16.0, 0.0, None, &[]),
+        ];
+        let out = dir.path().join("results");
+        let (d, _) = dataset(
+            "transpose",
+            Some("RTX 3090".into()),
+            &space(),
+            &entries,
+            &out,
+        )
+        .unwrap();
+        let tested = measured_only(&d);
+        assert_eq!(tested.len(), 2);
+        assert_eq!(tested.space.describe(0), "TILE=16,USE_SHARED=0");
+        assert_eq!(tested.space.describe(1), "TILE=32,USE_SHARED=1");
+        let files = crate::cli::args::ResultFilesArgs {
+            t4: Some(dir.path().join("r.t4.json")),
+            kernel_tuner: Some(dir.path().join("r_cache.json")),
+        };
+        super::write_result_files(&tested, &files).unwrap();
+        for f in [files.t4.unwrap(), files.kernel_tuner.unwrap()] {
+            let back = data::load(&f, &ReadOptions::default()).unwrap();
+            assert_eq!((back.len(), back.valid_count()), (2, 1), "{}", f.display());
+            assert_eq!(back.best(), Some((1, 60.0)));
+            assert_eq!(back.device_name.as_deref(), Some("RTX 3090"));
         }
     }
 

@@ -5,7 +5,8 @@ use super::args::{
 };
 use super::setup::{load_model, searcher_factory};
 use crate::data::{self, Dataset, ReadOptions};
-use crate::error::Result;
+use crate::datadir::{names, Lookup};
+use crate::error::{Error, Result};
 use crate::experiment::{
     self, plot_dir, plot_space, plot_summary, print_comparison, print_simulation, print_summary,
     progress_bar, short_name, summary_scores, Horizon, Repetition, RunTrace, RunsContext,
@@ -22,17 +23,37 @@ fn load_dataset(path: &Path, parameters: &Option<Vec<String>>) -> Result<Arc<Dat
     let options = ReadOptions {
         parameters: parameters.clone(),
     };
-    Ok(Arc::new(data::load(path, &options)?))
+    let dataset = data::load(path, &options)?;
+    for w in &dataset.warnings {
+        eprintln!("warning: {}: {w}", path.display());
+    }
+    Ok(Arc::new(dataset))
 }
 
-/// Reads the space named by `args`.
+/// Reads the space named by `args`: a file, or a name of the data directory that stands for one.
 pub fn load_space(args: &SpaceArgs) -> Result<Arc<Dataset>> {
-    load_dataset(&args.space, &args.parameters)
+    let lookup = Lookup::from_env(args.data.data_dir.as_deref());
+    let mut files = names::expand(&args.space, &lookup)?;
+    if files.len() > 1 {
+        return Err(Error::invalid(format!(
+            "`{}` stands for {} files, but this command reads one: name one of them, e.g. {}",
+            args.space.display(),
+            files.len(),
+            files[0].display()
+        )));
+    }
+    load_dataset(&files.remove(0), &args.parameters)
 }
 
-/// Reads every space named by `args`, failing on the first bad file before any search runs.
+/// Reads every space named by `args` (files or data-directory names), failing on the first bad
+/// file before any search runs.
 pub fn load_spaces(args: &SpacesArgs) -> Result<Vec<Arc<Dataset>>> {
-    args.space
+    let lookup = Lookup::from_env(args.data.data_dir.as_deref());
+    let mut files = Vec::new();
+    for spec in &args.space {
+        files.extend(names::expand(spec, &lookup)?);
+    }
+    files
         .iter()
         .map(|path| load_dataset(path, &args.parameters))
         .collect()

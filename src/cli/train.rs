@@ -3,12 +3,18 @@
 use super::args::{SelectionArg, TrainArgs};
 use super::setup::{load_rules, resolve_device};
 use super::simulate::load_space;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::{CounterModel, Selection, TrainOptions};
 use std::time::Instant;
 
 /// `pcsearch train`.
 pub fn train(args: &TrainArgs) -> Result<()> {
+    if args.out.exists() && !args.force {
+        return Err(Error::file(
+            &args.out,
+            "exists already: pass --force to replace it, or choose another --out",
+        ));
+    }
     let rules = load_rules(&args.rules)?;
     let dataset = load_space(&args.space)?;
     let device = resolve_device(&dataset, &rules, args.gpu.as_deref())?;

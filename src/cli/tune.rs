@@ -1,11 +1,15 @@
 //! `pcsearch tune`: live tuning of a kernel description on this machine's GPU.
 
 use super::args::{SearchArgs, SearcherKind, TuneArgs};
+use super::check::check_model;
+use super::export::write_result_files;
+use super::record;
 use super::setup::{profile_setup, runtime_only_factory};
 use crate::backend::cuda::{libs, CudaBackend, DetailsSlot, TestDetails};
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
 use crate::journal::{self, Journal, JournalEntry, JournalHeader};
+use crate::kernel::validate::validate;
 use crate::kernel::KernelDescription;
 use crate::model::CounterModel;
 use crate::rules::Rules;
@@ -254,11 +258,25 @@ fn tuning_space(backend: &CudaBackend) -> TuningSpace {
 
 /// `pcsearch tune`.
 pub fn tune(args: &TuneArgs) -> Result<()> {
-    // Before anything else: without the driver nothing below can work.
-    libs::require_driver()?;
+    // Everything that can be checked without a GPU is checked before looking for the driver.
     let stop = stop_rule(args.budget, args.time)?;
     let desc = KernelDescription::load(&args.live.kernel)?;
-    let space = desc.enumerate()?;
+    let space = validate(&desc)?.space;
+    match (args.searcher, &args.model) {
+        (SearcherKind::Random, Some(_)) => {
+            return Err(Error::invalid("--model applies only to --searcher profile"))
+        }
+        (SearcherKind::Random, None) => {}
+        (_, None) => {
+            return Err(Error::invalid(
+                "--searcher profile needs --model FILE (a model from `pcsearch train`, e.g. models/coulomb-1070.json)",
+            ))
+        }
+        (_, Some(path)) => {
+            check_model(path, &space)?;
+        }
+    }
+    libs::require_driver()?;
     let rules = Rules::builtin()?;
     let header = JournalHeader::new(
         &args.live.kernel,
@@ -325,6 +343,21 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
     );
     if let Some(costs) = phase_costs(&open.entries[resumed.min(open.entries.len())..]) {
         println!("{costs}");
+    }
+    if args.results.t4.is_some() || args.results.kernel_tuner.is_some() {
+        let out = args
+            .results
+            .t4
+            .as_ref()
+            .or(args.results.kernel_tuner.as_ref());
+        let (data, _) = record::dataset(
+            &desc.name,
+            Some(facts.name.clone()),
+            &space,
+            &open.entries,
+            out.map_or(Path::new("results"), PathBuf::as_path),
+        )?;
+        write_result_files(&record::measured_only(&data), &args.results)?;
     }
     Ok(())
 }

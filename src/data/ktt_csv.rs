@@ -123,6 +123,7 @@ impl DatasetReader for KttCsvReader {
             space,
             metric_names,
             records,
+            warnings: Vec::new(),
         })
     }
 }

@@ -204,6 +204,7 @@ impl DatasetReader for KttJsonReader {
             space,
             metric_names,
             records,
+            warnings: Vec::new(),
         })
     }
 }

@@ -8,12 +8,14 @@ mod kernel_tuner;
 mod ktt_csv;
 mod ktt_json;
 mod t4;
+mod values;
 
 pub use catalogue::is_known_non_parameter;
-pub use kernel_tuner::KernelTunerCacheReader;
+pub use kernel_tuner::{write_kernel_tuner_cache, KernelTunerCacheReader};
 pub use ktt_csv::{write_ktt_csv, KttCsvReader};
 pub use ktt_json::KttJsonReader;
-pub use t4::T4Reader;
+pub use t4::{write_t4, T4Reader};
+pub use values::ValueEncoding;
 
 use crate::counters::{CounterValues, MappedMetrics};
 use crate::error::{Error, Result};
@@ -55,6 +57,9 @@ pub struct Dataset {
     pub metric_names: Vec<String>,
     /// Measurements, indexed by configuration id.
     pub records: Vec<Record>,
+    /// What a user should know about the file although it was read (e.g. it holds only part of a
+    /// space).
+    pub warnings: Vec<String>,
 }
 
 /// How to read a file.
@@ -72,6 +77,45 @@ pub trait DatasetReader {
     fn accepts(&self, path: &Path, head: &str) -> bool;
     /// Reads the whole file.
     fn read(&self, path: &Path, options: &ReadOptions) -> Result<Dataset>;
+}
+
+/// A format pcsearch writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// KTT 1.x CSV, as the recorded data set.
+    KttCsv,
+    /// T4 open autotuning results.
+    T4,
+    /// A Kernel Tuner cache file, for its simulation mode.
+    KernelTuner,
+}
+
+/// Writes `dataset` to `path` in `format`.
+pub fn write(dataset: &Dataset, format: OutputFormat, path: &Path) -> Result<()> {
+    match format {
+        OutputFormat::KttCsv => {
+            let space = &dataset.space;
+            if let Some(p) = (0..space.parameters().len()).find(|&p| space.is_labelled(p)) {
+                return Err(Error::file(
+                    path,
+                    format!(
+                        "tuning parameter `{}` has non-numeric values, which KTT CSV cannot hold: write T4 or a Kernel Tuner cache instead",
+                        space.parameters()[p]
+                    ),
+                ));
+            }
+            write_ktt_csv(dataset, path)
+        }
+        OutputFormat::T4 => write_t4(dataset, path),
+        OutputFormat::KernelTuner => write_kernel_tuner_cache(dataset, path),
+    }
+}
+
+/// Writes a JSON value to `path`, pretty-printed, naming the file on failure.
+pub fn write_json(value: &serde_json::Value, path: &Path) -> Result<()> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::file(path, format!("cannot serialise: {e}")))?;
+    std::fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
 }
 
 /// Reads recorded data in any supported format.

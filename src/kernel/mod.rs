@@ -2,7 +2,7 @@
 //!
 //! A TOML file names the CUDA source and kernel, the problem sizes, the tuning parameters and their
 //! values, constraints between them, the launch geometry and the kernel's arguments, all sizes being
-//! expressions of problem sizes and parameters. See `docs/tuning-on-your-gpu.md` for the reference.
+//! expressions of problem sizes and parameters. The README ("The kernel description file") is the reference.
 
 pub mod args;
 pub mod defines;
@@ -10,6 +10,7 @@ pub mod expr;
 mod file;
 pub mod geometry;
 mod space;
+pub mod validate;
 
 pub use args::{Argument, ArgumentKind, Element, HostData, Init};
 pub use expr::{Expr, Scope};
