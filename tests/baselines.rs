@@ -75,6 +75,7 @@ fn bowl() -> (Arc<Dataset>, usize) {
         space,
         metric_names: Vec::new(),
         records,
+        warnings: Vec::new(),
     };
     (Arc::new(dataset), optimum)
 }
