@@ -441,12 +441,16 @@ pub struct RecordArgs {
 /// Arguments of `matrix`.
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    /// The same benchmark recorded on several GPUs, one file per GPU.
+    /// The same benchmark recorded on several GPUs or inputs, one file per space.
     #[command(flatten)]
     pub spaces: SpacesArgs,
     /// Seed of model training.
     #[arg(long, default_value_t = 1)]
     pub train_seed: u64,
+    /// Comma-separated names of the spaces in the tables, in the order of --space (default: the
+    /// GPU, the input from the file's metadata or name, or both, whichever tells them apart).
+    #[arg(long, value_delimiter = ',')]
+    pub label: Option<Vec<String>>,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]

@@ -1,7 +1,7 @@
-//! `matrix`: for one benchmark recorded on several GPUs, train a model on each GPU and tune on each
-//! GPU with each model (the paper's Table 6).
+//! `matrix`: for one benchmark recorded on several GPUs or inputs, train a model on each space and
+//! tune each space with each model (the paper's Tables 6 and 7).
 
-use super::args::{Format, MatrixArgs};
+use super::args::{Format, MatrixArgs, SearcherKind};
 use super::setup::{load_rules, resolve_device, searcher_factory};
 use super::simulate::{load_spaces, repetition};
 use crate::data::Dataset;
@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::experiment::{self, geometric_mean, searchers_json, StepStats};
 use crate::model::{CounterModel, TrainOptions};
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// One cell: a space tuned with the model of another (or the same) GPU.
@@ -28,7 +29,7 @@ impl Cell {
 pub fn matrix(args: &MatrixArgs) -> Result<()> {
     if args.spaces.space.len() < 2 {
         return Err(Error::invalid(
-            "matrix needs the same benchmark recorded on at least two GPUs (--space A B …)",
+            "matrix needs the same benchmark recorded on at least two GPUs or inputs (--space A B …)",
         ));
     }
     if args.expert.model.is_some() {
@@ -38,7 +39,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
     }
     let rules = load_rules(&args.expert.rules)?;
     let spaces = load_spaces(&args.spaces)?;
-    let mut labels = Vec::new();
+    let mut gpus = Vec::new();
     let mut models = Vec::new();
     for dataset in &spaces {
         let device = resolve_device(dataset, &rules, None)?;
@@ -47,21 +48,37 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
             ..TrainOptions::default()
         };
         models.push(CounterModel::train(dataset, &rules, &device, &train)?);
-        labels.push(device.key);
+        gpus.push(device.key);
     }
+    let labels = space_labels(&spaces, &gpus, args.label.as_deref())?;
     let mut cells = Vec::new();
     for (t, dataset) in spaces.iter().enumerate() {
+        // Random search never reads a model: one baseline per tuned space serves every column.
+        let mut random: Option<StepStats> = None;
         for (m, model) in models.iter().enumerate() {
             let mut stats = Vec::new();
             for &kind in &args.spaces.searchers {
-                let prepared = searcher_factory(kind, dataset, &args.expert, Some(model))?;
-                let results = experiment::repeat(
-                    dataset,
-                    prepared.counters,
-                    prepared.factory.as_ref(),
-                    &repetition(&args.run),
-                )?;
-                stats.push((kind.name().to_string(), StepStats::of(&results)));
+                let known = random
+                    .as_ref()
+                    .filter(|_| kind == SearcherKind::Random)
+                    .cloned();
+                let step_stats = match known {
+                    Some(s) => s,
+                    None => {
+                        let prepared = searcher_factory(kind, dataset, &args.expert, Some(model))?;
+                        let results = experiment::repeat(
+                            dataset,
+                            prepared.counters,
+                            prepared.factory.as_ref(),
+                            &repetition(&args.run),
+                        )?;
+                        StepStats::of(&results)
+                    }
+                };
+                if kind == SearcherKind::Random {
+                    random = Some(step_stats.clone());
+                }
+                stats.push((kind.name().to_string(), step_stats));
             }
             cells.push(Cell {
                 tuned: t,
@@ -71,29 +88,75 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
         }
     }
     if args.run.format == Format::Json {
-        print_json(&labels, &spaces, &cells, args.run.seed);
+        print_json(&labels, &gpus, &spaces, &cells, args.run.seed);
     } else {
         print_tables(&labels, &cells, args.spaces.searchers.len());
     }
     Ok(())
 }
 
+/// Names of the spaces in the tables: `--label` when given, else the GPU key, the input or both,
+/// whichever tells the spaces apart (the input comes from the file's metadata or name).
+fn space_labels(
+    spaces: &[Arc<Dataset>],
+    gpus: &[String],
+    given: Option<&[String]>,
+) -> Result<Vec<String>> {
+    if let Some(given) = given {
+        let distinct: BTreeSet<&String> = given.iter().collect();
+        if given.len() != spaces.len() || distinct.len() != given.len() {
+            return Err(Error::invalid(format!(
+                "--label needs one distinct name per --space: {} names for {} spaces",
+                given.len(),
+                spaces.len()
+            )));
+        }
+        return Ok(given.to_vec());
+    }
+    let inputs: Vec<Option<String>> = spaces.iter().map(|d| d.input_hint()).collect();
+    let gpus_differ = gpus.iter().collect::<BTreeSet<_>>().len() > 1;
+    let inputs_differ = inputs.iter().collect::<BTreeSet<_>>().len() > 1;
+    let labels: Vec<String> = gpus
+        .iter()
+        .zip(&inputs)
+        .map(|(gpu, input)| match (gpus_differ, inputs_differ, input) {
+            (true, true, Some(input)) => format!("{gpu} {input}"),
+            (false, true, Some(input)) => input.clone(),
+            _ => gpu.clone(),
+        })
+        .collect();
+    let distinct: BTreeSet<&String> = labels.iter().collect();
+    if distinct.len() < labels.len() {
+        let files: Vec<String> = spaces
+            .iter()
+            .map(|d| d.source.display().to_string())
+            .collect();
+        return Err(Error::invalid(format!(
+            "matrix cannot tell the spaces apart by GPU or input (they read as {}): name them with --label A,B,… in the order of --space ({})",
+            labels.join(", "),
+            files.join(", ")
+        )));
+    }
+    Ok(labels)
+}
+
 fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
     for s in 1..searchers {
         let name = &cells[0].stats[s].0;
         println!(
-            "improvement over {} (mean steps) of {name}: rows GPU tuned, columns GPU of the model",
+            "improvement over {} (mean steps) of {name}: rows space tuned, columns space of the model",
             cells[0].stats[0].0
         );
-        print!("{:<10}", "tuned");
+        let width = labels.iter().map(String::len).max().unwrap_or(0).max(8);
+        print!("{:<width$}", "tuned");
         for l in labels {
-            print!(" {l:>8}");
+            print!(" {l:>width$}");
         }
         println!();
         for (t, l) in labels.iter().enumerate() {
-            print!("{l:<10}");
+            print!("{l:<width$}");
             for c in cells.iter().filter(|c| c.tuned == t) {
-                print!(" {:>7.2}x", c.improvement(s));
+                print!(" {:>w$.2}x", c.improvement(s), w = width - 1);
             }
             println!();
         }
@@ -113,13 +176,14 @@ fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
         }
     }
     println!("steps per cell: mean / median / p90");
-    print!("{:<10} {:<8}", "tuned", "model");
+    let width = labels.iter().map(String::len).max().unwrap_or(0).max(8);
+    print!("{:<width$} {:<width$}", "tuned", "model");
     for (name, _) in &cells[0].stats {
         print!(" {name:>20}");
     }
     println!();
     for c in cells {
-        print!("{:<10} {:<8}", labels[c.tuned], labels[c.model]);
+        print!("{:<width$} {:<width$}", labels[c.tuned], labels[c.model]);
         for (_, s) in &c.stats {
             print!(
                 " {:>20}",
@@ -133,7 +197,13 @@ fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
     }
 }
 
-fn print_json(labels: &[String], spaces: &[Arc<Dataset>], cells: &[Cell], seed: u64) {
+fn print_json(
+    labels: &[String],
+    gpus: &[String],
+    spaces: &[Arc<Dataset>],
+    cells: &[Cell],
+    seed: u64,
+) {
     let cell_values: Vec<Value> = cells
         .iter()
         .map(|c| {
@@ -162,6 +232,6 @@ fn print_json(labels: &[String], spaces: &[Arc<Dataset>], cells: &[Cell], seed: 
             )
         })
         .collect();
-    let v = json!({ "seed": seed, "gpus": labels, "cells": cell_values, "summary": summary });
+    let v = json!({ "seed": seed, "labels": labels, "gpus": gpus, "cells": cell_values, "summary": summary });
     println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
 }

@@ -148,6 +148,7 @@ impl DatasetReader for T4Reader {
             source: path.to_path_buf(),
             kernel: String::new(),
             device_name: None,
+            input: None,
             space,
             metric_names,
             records,
