@@ -5,6 +5,11 @@ use pcsearch::model::{CounterModel, TrainOptions};
 use pcsearch::rules::Rules;
 use std::path::{Path, PathBuf};
 
+const DATA: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/replay_data/ktt-paper"
+);
+
 fn shipped(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("models")
@@ -17,7 +22,7 @@ fn shipped_models_are_reproduced_by_training_with_the_default_options() {
     let gpu = rules.devices.by_key("1070").unwrap();
     let dir = tempfile::tempdir().unwrap();
     for (bench, tps) in [("coulomb", 8), ("mtran", 9)] {
-        let path = format!("/work/shared/replay_data/ktt-paper/{bench}/1070-{bench}_output.csv");
+        let path = format!("{DATA}/{bench}/1070-{bench}_output.csv");
         let dataset = data::load(Path::new(&path), &ReadOptions::default()).unwrap();
         let model = CounterModel::train(&dataset, &rules, &gpu, &TrainOptions::default()).unwrap();
         let fresh = dir.path().join("m.json");
@@ -40,8 +45,7 @@ fn shipped_models_are_reproduced_by_training_with_the_default_options() {
         loaded.check_space(&dataset.space).unwrap();
         // The point of shipping it: the spaces recorded on the other GPUs are predicted.
         for other in ["680", "750", "2080"] {
-            let path =
-                format!("/work/shared/replay_data/ktt-paper/{bench}/{other}-{bench}_output.csv");
+            let path = format!("{DATA}/{bench}/{other}-{bench}_output.csv");
             let space = data::load(Path::new(&path), &ReadOptions::default())
                 .unwrap()
                 .space;
