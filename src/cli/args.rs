@@ -240,6 +240,19 @@ pub struct SearchArgs {
     /// With `--guidance local`: tuning parameters a neighbour of the best configuration may differ in.
     #[arg(long, default_value_t = 1)]
     pub radius: usize,
+    /// Trust in a model's prediction for a configuration outside its training range, per tuning
+    /// parameter with a value the model never saw (1: trust fully; the default was chosen by
+    /// leave-one-input-out on GEMM inputs, see docs/inputs.md).
+    #[arg(long, default_value_t = 0.5, value_parser = trust_in_unit_range)]
+    pub extrapolation_trust: f64,
+}
+
+/// Parses a trust in 0..=1.
+fn trust_in_unit_range(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
+        _ => Err(format!("`{text}` is not a number from 0 to 1")),
+    }
 }
 
 impl SearchArgs {

@@ -1,14 +1,16 @@
 //! Shared set-up of the commands: which GPU recorded a file, its canonical counters, the searchers.
 
 use super::args::{CountersArg, ExpertArgs, RulesArgs, SearchArgs, SearcherKind};
-use crate::counters::{CounterValues, Generation};
+use crate::counters::{Counter, CounterValues, Generation};
 use crate::data::Dataset;
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
 use crate::expert::{ExpertOptions, REQUIRED_COUNTERS};
 use crate::model::CounterModel;
 use crate::rules::Rules;
-use crate::search::profile::{Guidance, Predictions, ProfileFactory, ProfileSetup, ScoreOptions};
+use crate::search::profile::{
+    extrapolation_trust, Guidance, Predictions, ProfileFactory, ProfileSetup, ScoreOptions,
+};
 use crate::search::{RandomFactory, SearcherFactory};
 use crate::space::TuningSpace;
 use std::sync::Arc;
@@ -71,18 +73,21 @@ pub fn exact_counters(
 }
 
 /// The counters candidates are scored on, and their generation: a model's predictions in the
-/// model GPU's generation, or without a model the space's own recorded `counters` on `device`.
+/// model GPU's generation (see [`model_predictions`]), or without a model the space's own recorded
+/// `counters` on `device`.
 pub fn predictions(
     dataset: &Dataset,
     counters: &[CounterValues],
     device: &DeviceInfo,
     model: Option<&CounterModel>,
+    kind: SearcherKind,
+    search: &SearchArgs,
 ) -> Result<(Predictions, Generation)> {
     Ok(match model {
         Some(m) => {
-            m.check_space(&dataset.space)?;
+            let sizes: Vec<f64> = dataset.records.iter().map(|r| r.global_size).collect();
             (
-                Predictions::new(&m.predict(&dataset.space)?),
+                model_predictions(m, &dataset.space, &sizes, kind, search)?,
                 m.generation(),
             )
         }
@@ -90,6 +95,47 @@ pub fn predictions(
             Predictions::new(counters),
             Generation::of_compute_capability(device.compute_capability),
         ),
+    })
+}
+
+/// A model's predictions for `space`, as the profile-based searcher `kind` uses them.
+///
+/// The published searcher (`profile-paper`) takes them as they are. The default replaces the
+/// predicted launch size by `launch_sizes` (the global size of each configuration, known before it
+/// runs; NaN where unknown), and trusts predictions outside the model's training range less, by
+/// `--extrapolation-trust` per tuning parameter with an unseen value.
+pub fn model_predictions(
+    model: &CounterModel,
+    space: &TuningSpace,
+    launch_sizes: &[f64],
+    kind: SearcherKind,
+    search: &SearchArgs,
+) -> Result<Predictions> {
+    let predicted = model.predict(space)?;
+    let predictions = Predictions::new(&predicted);
+    if kind == SearcherKind::ProfilePaper {
+        return Ok(predictions);
+    }
+    let known = |x: f64| x.is_finite() && x > 0.0;
+    let predictions = if launch_sizes.iter().any(|&x| known(x)) {
+        let sizes = launch_sizes
+            .iter()
+            .zip(&predicted)
+            .map(|(&x, p)| if known(x) { x } else { p[Counter::GlobalSize] })
+            .collect();
+        predictions.with_exact(Counter::GlobalSize, sizes)
+    } else {
+        predictions
+    };
+    let trust: Vec<f64> = model
+        .extrapolations(space)?
+        .iter()
+        .map(|e| extrapolation_trust(e.novelty(), search.extrapolation_trust))
+        .collect();
+    Ok(if trust.iter().any(|&t| t < 1.0) {
+        predictions.with_trust(trust)
+    } else {
+        predictions
     })
 }
 
@@ -122,7 +168,8 @@ pub fn searcher_factory(
     let rules = load_rules(&args.rules)?;
     let device = resolve_device(dataset, &rules, args.gpu.as_deref())?;
     let counters = exact_counters(dataset, &rules, &device)?;
-    let (predictions, prediction_generation) = predictions(dataset, &counters, &device, model)?;
+    let (predictions, prediction_generation) =
+        predictions(dataset, &counters, &device, model, kind, &args.search)?;
     let setup = profile_setup(
         kind,
         predictions,

@@ -1,7 +1,7 @@
 //! `pcsearch tune`: live tuning of a kernel description on this machine's GPU.
 
 use super::args::{SearchArgs, SearcherKind, TuneArgs};
-use super::setup::profile_setup;
+use super::setup::{model_predictions, profile_setup};
 use crate::backend::cuda::{libs, CudaBackend, DetailsSlot, TestDetails};
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
@@ -9,7 +9,7 @@ use crate::journal::{self, Journal, JournalEntry, JournalHeader};
 use crate::kernel::KernelDescription;
 use crate::model::CounterModel;
 use crate::rules::Rules;
-use crate::search::profile::{Predictions, ProfileSearch};
+use crate::search::profile::ProfileSearch;
 use crate::search::{RandomSearch, Searcher};
 use crate::space::TuningSpace;
 use crate::tuning::{self, History, Step, StopRule};
@@ -17,14 +17,17 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Builds the searcher of a live run from the space, the device and the seed.
+/// Builds the searcher of a live run from the space, its launch sizes (global size of each
+/// configuration, NaN where it cannot launch), the device and the seed.
 ///
 /// The profile-based searcher needs a model: on a live GPU no other configuration's counters are
 /// known, so the model's predictions stand in for them (paper §3.6).
+#[allow(clippy::too_many_arguments)] // one call site each in tune and its tests
 pub fn build_searcher(
     kind: SearcherKind,
     model: Option<&Path>,
     space: &TuningSpace,
+    launch_sizes: &[f64],
     device: &DeviceInfo,
     rules: &Rules,
     search: &SearchArgs,
@@ -45,7 +48,7 @@ pub fn build_searcher(
             })?;
             let model = CounterModel::load(path)?;
             model.check_space(space)?;
-            let predictions = Predictions::new(&model.predict(space)?);
+            let predictions = model_predictions(&model, space, launch_sizes, kind, search)?;
             let setup = profile_setup(
                 kind,
                 predictions,
@@ -265,10 +268,19 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
         rules
             .devices
             .from_facts(&facts.name, facts.compute_capability, facts.multiprocessors);
+    let launch_sizes: Vec<f64> = space
+        .configs()
+        .map(|c| {
+            desc.launch
+                .evaluate(&desc.scope(c), &facts.limits)
+                .map_or(f64::NAN, |g| g.global_size() as f64)
+        })
+        .collect();
     let mut searcher = build_searcher(
         args.searcher,
         args.model.as_deref(),
         &space,
+        &launch_sizes,
         &device,
         &rules,
         &args.search,
@@ -356,6 +368,7 @@ mod tests {
                 kind,
                 model.map(Path::new),
                 &space(),
+                &[],
                 &device,
                 &rules,
                 &search_args(),
