@@ -230,3 +230,80 @@ pub fn profile_setup(
         label: kind.name().into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::space::TuningSpace;
+
+    /// A model of one parameter X trained on X in {1, 2}: global size 100 and DRAM reads 7 everywhere.
+    const MODEL: &str = r#"{
+  "format": "pcsearch-counter-model", "version": 2, "kernel": "k", "training_file": "t.csv",
+  "gpu": {"key": "1070", "name": "NVIDIA GeForce GTX 1070", "compute_capability": 6.1},
+  "generation": "maxwell-pascal", "parameters": ["X"],
+  "options": {"seed": 1, "splits": 10, "depths": [2], "selection": "refit"},
+  "configurations": 2, "skipped": [], "accuracy": [],
+  "domain": {"values": [[1.0, 2.0]], "unseen_pairs": []},
+  "trees": [{"counter": "DRAM_RT", "nodes": [[-1, 7.0, 0, 0]]},
+            {"counter": "GLOBAL_SIZE", "nodes": [[-1, 100.0, 0, 0]]}]
+}"#;
+
+    fn search_args(extra: &[&str]) -> SearchArgs {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Wrapper {
+            #[command(flatten)]
+            search: SearchArgs,
+        }
+        Wrapper::parse_from(["pcsearch"].iter().chain(extra)).search
+    }
+
+    #[test]
+    fn known_launch_sizes_replace_predicted_ones_and_extrapolations_are_trusted_less() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.json");
+        std::fs::write(&path, MODEL).unwrap();
+        let model = CounterModel::load(&path).unwrap();
+        let mut space = TuningSpace::new(vec!["X".into()]);
+        for x in [1.0, 2.0, 3.0] {
+            space.push(&[x]).unwrap();
+        }
+        let sizes = [10.0, f64::NAN, 30.0];
+        let default = search_args(&[]);
+        let p = model_predictions(&model, &space, &sizes, SearcherKind::Profile, &default).unwrap();
+        let global: Vec<f64> = (0..3).map(|c| p.get(Counter::GlobalSize, c)).collect();
+        assert_eq!(global, [10.0, 100.0, 30.0], "unknown sizes stay predicted");
+        assert_eq!(
+            (0..3).map(|c| p.trust(c)).collect::<Vec<_>>(),
+            [1.0, 1.0, 0.5]
+        );
+        let full = search_args(&["--extrapolation-trust", "1"]);
+        let p = model_predictions(&model, &space, &sizes, SearcherKind::Profile, &full).unwrap();
+        assert_eq!(p.trust(2), 1.0);
+        let paper = model_predictions(&model, &space, &sizes, SearcherKind::ProfilePaper, &default)
+            .unwrap();
+        assert_eq!(
+            paper.get(Counter::GlobalSize, 0),
+            100.0,
+            "the published searcher predicts"
+        );
+        assert_eq!(paper.trust(2), 1.0);
+    }
+
+    #[test]
+    fn a_trust_outside_0_to_1_is_refused_naming_the_flag() {
+        use clap::Parser;
+        #[derive(Parser, Debug)]
+        struct Wrapper {
+            #[command(flatten)]
+            search: SearchArgs,
+        }
+        let err = Wrapper::try_parse_from(["pcsearch", "--extrapolation-trust", "1.5"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--extrapolation-trust") && err.contains("not a number from 0 to 1"),
+            "{err}"
+        );
+    }
+}

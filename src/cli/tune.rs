@@ -268,14 +268,20 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
         rules
             .devices
             .from_facts(&facts.name, facts.compute_capability, facts.multiprocessors);
-    let launch_sizes: Vec<f64> = space
-        .configs()
-        .map(|c| {
-            desc.launch
-                .evaluate(&desc.scope(c), &facts.limits)
-                .map_or(f64::NAN, |g| g.global_size() as f64)
-        })
-        .collect();
+    // Only the profile-based searcher scores launch sizes; evaluating them costs an expression
+    // evaluation per configuration.
+    let launch_sizes: Vec<f64> = if args.searcher == SearcherKind::Random {
+        Vec::new()
+    } else {
+        space
+            .configs()
+            .map(|c| {
+                desc.launch
+                    .evaluate(&desc.scope(c), &facts.limits)
+                    .map_or(f64::NAN, |g| g.global_size() as f64)
+            })
+            .collect()
+    };
     let mut searcher = build_searcher(
         args.searcher,
         args.model.as_deref(),
