@@ -53,7 +53,7 @@ fn saved_model_describes_itself_and_round_trips() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(json["format"], "pcsearch-counter-model");
-    assert_eq!(json["version"], 1);
+    assert_eq!(json["version"], 2);
     assert_eq!(json["parameters"], serde_json::json!(COULOMB_TPS));
     assert_eq!(json["generation"], "maxwell-pascal");
     assert_eq!(json["gpu"]["key"], "1070");
@@ -176,6 +176,17 @@ fn unseen_configurations_are_predicted_and_parameters_map_by_name() {
             assert_eq!(v[*c].is_finite(), model.counters().contains(c), "{c}");
         }
     }
+    // Every value was seen, so only combinations are new: each of the 222 unrecorded ones has a
+    // pair of values never seen together; the recorded ones are inside the training range
+    // whatever the parameter order.
+    let flags = model.extrapolations(&space).unwrap();
+    assert!(flags.iter().all(|e| e.unseen_values.is_empty()));
+    assert_eq!(flags.iter().filter(|e| e.is_flagged()).count(), 222);
+    for id in 0..recorded.len() {
+        let mut reversed = recorded.config(id).to_vec();
+        reversed.reverse();
+        assert!(!flags[space.find(&reversed).unwrap()].is_flagged());
+    }
     // Recorded configurations get the same prediction whatever the parameter order.
     let direct = model.predict(&recorded).unwrap();
     for id in [0, 17, 209] {
@@ -187,6 +198,34 @@ fn unseen_configurations_are_predicted_and_parameters_map_by_name() {
             format!("{:?}", direct[id])
         );
     }
+}
+
+#[test]
+fn version_1_files_load_and_predict_without_a_training_range() {
+    let model = train("coulomb", "1070", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v2.json");
+    model.save(&path).unwrap();
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert!(json["domain"]["values"].is_array());
+    let object = json.as_object_mut().unwrap();
+    object.remove("domain");
+    object.insert("version".into(), 1.into());
+    let old = dir.path().join("v1.json");
+    std::fs::write(&old, serde_json::to_string(&json).unwrap()).unwrap();
+    let loaded = CounterModel::load(&old).unwrap();
+    assert!(loaded.training_domain().is_none());
+    let space = &load("coulomb", "1070").space;
+    assert_eq!(
+        format!("{:?}", loaded.predict(space).unwrap()),
+        format!("{:?}", model.predict(space).unwrap())
+    );
+    assert!(loaded
+        .extrapolations(space)
+        .unwrap()
+        .iter()
+        .all(|e| !e.is_flagged()));
 }
 
 #[test]
@@ -209,9 +248,9 @@ fn broken_model_files_are_refused_naming_the_file() {
         err.contains("bad.json") && err.contains("not valid JSON"),
         "{err}"
     );
-    let err = err_of(&text.replacen("\"version\": 1", "\"version\": 2", 1));
+    let err = err_of(&text.replacen("\"version\": 2", "\"version\": 3", 1));
     assert!(
-        err.contains("bad.json") && err.contains("version 2 is not supported"),
+        err.contains("bad.json") && err.contains("version 3 is not supported"),
         "{err}"
     );
     let err = err_of(&text.replacen(

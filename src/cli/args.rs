@@ -398,6 +398,19 @@ pub struct SearchArgs {
     /// With `--guidance local`: tuning parameters a neighbour of the best configuration may differ in.
     #[arg(long, default_value_t = 1)]
     pub radius: usize,
+    /// Trust in a model's prediction for a configuration outside its training range, per tuning
+    /// parameter with a value the model never saw (1: trust fully; the default was chosen by
+    /// leave-one-input-out on GEMM inputs, see docs/inputs.md).
+    #[arg(long, default_value_t = 0.5, value_parser = trust_in_unit_range)]
+    pub extrapolation_trust: f64,
+}
+
+/// Parses a trust in 0..=1.
+fn trust_in_unit_range(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
+        _ => Err(format!("`{text}` is not a number from 0 to 1")),
+    }
 }
 
 impl SearchArgs {
@@ -613,7 +626,7 @@ pub struct RecordArgs {
 /// Arguments of `matrix`.
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    /// The same benchmark recorded on several GPUs, one file per GPU.
+    /// The same benchmark recorded on several GPUs or inputs, one file per space.
     #[command(flatten)]
     pub spaces: SpacesArgs,
     /// Seed of model training.
@@ -623,6 +636,10 @@ pub struct MatrixArgs {
     /// distribution of steps, and the summary score's curves.
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// Comma-separated names of the spaces in the tables, in the order of --space (default: the
+    /// GPU, the input from the file's metadata or name, or both, whichever tells them apart).
+    #[arg(long, value_delimiter = ',')]
+    pub label: Option<Vec<String>>,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]

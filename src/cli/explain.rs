@@ -1,6 +1,6 @@
 //! `explain`: what the expert system reads off one profiled configuration, as a developer would.
 
-use super::args::{ExplainArgs, Format};
+use super::args::{ExplainArgs, Format, SearcherKind};
 use super::setup::{exact_counters, load_model, load_rules, predictions, resolve_device};
 use super::simulate::load_space;
 use crate::counters::Counter;
@@ -18,7 +18,14 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     let counters = exact_counters(&dataset, &rules, &device)?;
     let id = dataset.space.parse_assignment(&args.config)?;
     let model = load_model(&args.expert)?;
-    let (predictions, generation) = predictions(&dataset, &counters, &device, model.as_ref())?;
+    let (predictions, generation) = predictions(
+        &dataset,
+        &counters,
+        &device,
+        model.as_ref(),
+        SearcherKind::Profile,
+        &args.expert.search,
+    )?;
     let expert = ExpertOptions::new(
         &rules.reaction,
         args.expert.search.compute_bound,
@@ -48,6 +55,15 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     let mut ranked: Vec<ConfigId> = (0..dataset.len()).filter(|&c| c != id).collect();
     ranked.sort_by(|&a, &b| raw[b].total_cmp(&raw[a]).then(a.cmp(&b)));
     ranked.truncate(args.top);
+    // Where the model extrapolates, in words; empty inside its training range or without a model.
+    let flags = match &model {
+        Some(m) => Some(m.extrapolations(&dataset.space)?),
+        None => None,
+    };
+    let outside = |c: ConfigId| match (&model, &flags) {
+        (Some(m), Some(f)) => m.describe_extrapolation(&f[c], &dataset.space, c),
+        _ => String::new(),
+    };
     let best = dataset.best().map_or(f64::NAN, |(_, t)| t);
     let runtime = |c: ConfigId| dataset.records[c].runtime_us;
     let ratio = |c: ConfigId| runtime(c).map(|t| t / best);
@@ -58,6 +74,8 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
             "gpu": device.name,
             "runtime_us": runtime(id),
             "runtime_over_best": ratio(id),
+            "extrapolation": outside(id),
+            "trust": predictions.trust(id),
             "counters": Counter::ALL.iter().filter(|&&c| counters[id][c].is_finite())
                 .map(|&c| (c.short().to_string(), json!(counters[id][c]))).collect::<serde_json::Map<_, _>>(),
             "bottlenecks": serde_json::to_value(bottlenecks).unwrap_or_default(),
@@ -68,6 +86,8 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
                 "probability": w[c] / total,
                 "runtime_us": runtime(c),
                 "runtime_over_best": ratio(c),
+                "extrapolation": outside(c),
+                "trust": predictions.trust(c),
             })).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
@@ -84,6 +104,22 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
         device.name, device.compute_capability, device.multiprocessors
     );
     println!("runtime        {}", fmt_rt(id));
+    if let Some(m) = &model {
+        let range = if m.training_domain().is_none() {
+            "unknown: the model file predates training ranges (retrain it to flag extrapolations)"
+                .to_string()
+        } else if outside(id).is_empty() {
+            format!("inside the training range of {}", m.training_file())
+        } else {
+            format!(
+                "outside the training range of {} (trust {:.2}): {}",
+                m.training_file(),
+                predictions.trust(id),
+                outside(id)
+            )
+        };
+        println!("model          {range}");
+    }
     println!("\ncounters ({} map)", generation.name());
     for &c in Counter::ALL {
         let v = counters[id][c];
@@ -123,6 +159,14 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
             fmt_rt(c),
             dataset.space.describe(c)
         );
+        let why = outside(c);
+        if !why.is_empty() {
+            println!(
+                "  {:>8} extrapolated, trust {:.2}: {why}",
+                "",
+                predictions.trust(c)
+            );
+        }
     }
     Ok(())
 }

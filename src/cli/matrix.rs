@@ -1,5 +1,5 @@
-//! `matrix`: for one benchmark recorded on several GPUs, train a model on each GPU and tune on each
-//! GPU with each model (the paper's Table 6).
+//! `matrix`: for one benchmark recorded on several GPUs or inputs, train a model on each space and
+//! tune each space with each model (the paper's Tables 6 and 7).
 
 use super::args::{Format, MatrixArgs};
 use super::setup::{load_rules, resolve_device};
@@ -13,6 +13,7 @@ use crate::experiment::{
 };
 use crate::model::{CounterModel, TrainOptions};
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// One cell: a space tuned with the model of another (or the same) GPU.
@@ -40,10 +41,10 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
     let spaces = load_spaces(&args.spaces)?;
     if spaces.len() < 2 {
         return Err(Error::invalid(
-            "matrix needs the same benchmark recorded on at least two GPUs (--space A B …, or a name such as paper:mtran)",
+            "matrix needs the same benchmark recorded on at least two GPUs or inputs (--space A B …, or a name such as paper:mtran)",
         ));
     }
-    let mut labels = Vec::new();
+    let mut gpus = Vec::new();
     let mut models = Vec::new();
     for dataset in &spaces {
         let device = resolve_device(dataset, &rules, None)?;
@@ -52,8 +53,9 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
             ..TrainOptions::default()
         };
         models.push(CounterModel::train(dataset, &rules, &device, &train)?);
-        labels.push(device.key);
+        gpus.push(device.key);
     }
+    let labels = space_labels(&spaces, &gpus, args.label.as_deref())?;
     let rep = repetition(&args.run)?;
     let plots = args.plot.as_deref().map(plot_dir).transpose()?;
     let mut runs_out = args
@@ -128,7 +130,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
         plot_summary(&dir.join("summary.svg"), &title, &scores)?;
     }
     if args.run.format == Format::Json {
-        print_json(&labels, &spaces, &cells, &scores, args.run.seed);
+        print_json(&labels, &gpus, &spaces, &cells, &scores, args.run.seed);
     } else {
         print_tables(&labels, &cells, searchers.len());
         print_scores(&scores, cells.len(), "tuned/model pairs");
@@ -136,22 +138,68 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
     Ok(())
 }
 
+/// Names of the spaces in the tables: `--label` when given, else the GPU key, the input or both,
+/// whichever tells the spaces apart (the input comes from the file's metadata or name).
+fn space_labels(
+    spaces: &[Arc<Dataset>],
+    gpus: &[String],
+    given: Option<&[String]>,
+) -> Result<Vec<String>> {
+    if let Some(given) = given {
+        let distinct: BTreeSet<&String> = given.iter().collect();
+        if given.len() != spaces.len() || distinct.len() != given.len() {
+            return Err(Error::invalid(format!(
+                "--label needs one distinct name per --space: {} names for {} spaces",
+                given.len(),
+                spaces.len()
+            )));
+        }
+        return Ok(given.to_vec());
+    }
+    let inputs: Vec<Option<String>> = spaces.iter().map(|d| d.input_hint()).collect();
+    let gpus_differ = gpus.iter().collect::<BTreeSet<_>>().len() > 1;
+    let inputs_differ = inputs.iter().collect::<BTreeSet<_>>().len() > 1;
+    let labels: Vec<String> = gpus
+        .iter()
+        .zip(&inputs)
+        .map(|(gpu, input)| match (gpus_differ, inputs_differ, input) {
+            (true, true, Some(input)) => format!("{gpu} {input}"),
+            (false, true, Some(input)) => input.clone(),
+            _ => gpu.clone(),
+        })
+        .collect();
+    let distinct: BTreeSet<&String> = labels.iter().collect();
+    if distinct.len() < labels.len() {
+        let files: Vec<String> = spaces
+            .iter()
+            .map(|d| d.source.display().to_string())
+            .collect();
+        return Err(Error::invalid(format!(
+            "matrix cannot tell the spaces apart by GPU or input (they read as {}): name them with --label A,B,… in the order of --space ({})",
+            labels.join(", "),
+            files.join(", ")
+        )));
+    }
+    Ok(labels)
+}
+
 fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
     for s in 1..searchers {
         let name = &cells[0].stats[s].0;
         println!(
-            "improvement over {} (mean steps) of {name}: rows GPU tuned, columns GPU of the model",
+            "improvement over {} (mean steps) of {name}: rows space tuned, columns space of the model",
             cells[0].stats[0].0
         );
-        print!("{:<10}", "tuned");
+        let width = labels.iter().map(String::len).max().unwrap_or(0).max(8);
+        print!("{:<width$}", "tuned");
         for l in labels {
-            print!(" {l:>8}");
+            print!(" {l:>width$}");
         }
         println!();
         for (t, l) in labels.iter().enumerate() {
-            print!("{l:<10}");
+            print!("{l:<width$}");
             for c in cells.iter().filter(|c| c.tuned == t) {
-                print!(" {:>7.2}x", c.improvement(s));
+                print!(" {:>w$.2}x", c.improvement(s), w = width - 1);
             }
             println!();
         }
@@ -171,13 +219,14 @@ fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
         }
     }
     println!("steps per cell: mean / median / p90, and mean simulated seconds");
-    print!("{:<10} {:<8}", "tuned", "model");
+    let width = labels.iter().map(String::len).max().unwrap_or(0).max(8);
+    print!("{:<width$} {:<width$}", "tuned", "model");
     for (name, _) in &cells[0].stats {
         print!(" {name:>28}");
     }
     println!();
     for c in cells {
-        print!("{:<10} {:<8}", labels[c.tuned], labels[c.model]);
+        print!("{:<width$} {:<width$}", labels[c.tuned], labels[c.model]);
         for (_, s) in &c.stats {
             print!(
                 " {:>28}",
@@ -194,6 +243,7 @@ fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
 
 fn print_json(
     labels: &[String],
+    gpus: &[String],
     spaces: &[Arc<Dataset>],
     cells: &[Cell],
     scores: &[(String, SummaryScore)],
@@ -229,7 +279,8 @@ fn print_json(
         .collect();
     let v = json!({
         "seed": seed,
-        "gpus": labels,
+        "labels": labels,
+        "gpus": gpus,
         "cells": cell_values,
         "summary": summary,
         "summary_score": scores_json(scores),

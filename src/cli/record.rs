@@ -139,6 +139,7 @@ pub fn dataset(
             source: out.to_path_buf(),
             kernel: kernel.to_string(),
             device_name: device,
+            input: None,
             space: space.clone(),
             metric_names,
             records,

@@ -4,7 +4,7 @@ use super::args::{SearchArgs, SearcherKind, TuneArgs};
 use super::check::check_model;
 use super::export::write_result_files;
 use super::record;
-use super::setup::{profile_setup, runtime_only_factory};
+use super::setup::{model_predictions, profile_setup, runtime_only_factory};
 use crate::backend::cuda::{libs, CudaBackend, DetailsSlot, TestDetails};
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
@@ -13,7 +13,7 @@ use crate::kernel::validate::validate;
 use crate::kernel::KernelDescription;
 use crate::model::CounterModel;
 use crate::rules::Rules;
-use crate::search::profile::{Predictions, ProfileSearch};
+use crate::search::profile::ProfileSearch;
 use crate::search::Searcher;
 use crate::space::TuningSpace;
 use crate::tuning::{self, History, Step, StopRule};
@@ -21,14 +21,17 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Builds the searcher of a live run from the space, the device and the seed.
+/// Builds the searcher of a live run from the space, its launch sizes (global size of each
+/// configuration, NaN where it cannot launch), the device and the seed.
 ///
 /// The profile-based searcher needs a model: on a live GPU no other configuration's counters are
 /// known, so the model's predictions stand in for them (paper §3.6).
+#[allow(clippy::too_many_arguments)] // one call site each in tune and its tests
 pub fn build_searcher(
     kind: SearcherKind,
     model: Option<&Path>,
     space: &TuningSpace,
+    launch_sizes: &[f64],
     device: &DeviceInfo,
     rules: &Rules,
     search: &SearchArgs,
@@ -48,7 +51,7 @@ pub fn build_searcher(
     })?;
     let model = CounterModel::load(path)?;
     model.check_space(space)?;
-    let predictions = Predictions::new(&model.predict(space)?);
+    let predictions = model_predictions(&model, space, launch_sizes, kind, search)?;
     let setup = profile_setup(
         kind,
         predictions,
@@ -305,10 +308,25 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
         rules
             .devices
             .from_facts(&facts.name, facts.compute_capability, facts.multiprocessors);
+    // Only the profile-based searcher scores launch sizes; evaluating them costs an expression
+    // evaluation per configuration.
+    let launch_sizes: Vec<f64> = if args.searcher == SearcherKind::Random {
+        Vec::new()
+    } else {
+        space
+            .configs()
+            .map(|c| {
+                desc.launch
+                    .evaluate(&desc.scope(c), &facts.limits)
+                    .map_or(f64::NAN, |g| g.global_size() as f64)
+            })
+            .collect()
+    };
     let mut searcher = build_searcher(
         args.searcher,
         args.model.as_deref(),
         &space,
+        &launch_sizes,
         &device,
         &rules,
         &args.search,
@@ -414,6 +432,7 @@ mod tests {
                 kind,
                 model.map(Path::new),
                 &space(),
+                &[],
                 &device,
                 &rules,
                 &search_args(),

@@ -18,6 +18,8 @@ pub struct KernelTunerCacheReader;
 struct File {
     device_name: Option<String>,
     kernel_name: Option<String>,
+    /// A number, a list of numbers or a string; rendered as the input's label.
+    problem_size: Option<Value>,
     tune_params_keys: Vec<String>,
     #[serde(default)]
     tune_params: Map<String, Value>,
@@ -207,11 +209,26 @@ impl DatasetReader for KernelTunerCacheReader {
             source: path.to_path_buf(),
             kernel: file.kernel_name.unwrap_or_default(),
             device_name: file.device_name,
+            input: file.problem_size.as_ref().and_then(problem_size_label),
             space,
             metric_names,
             records,
             warnings,
         })
+    }
+}
+
+/// `problem_size` as a label: `4096`, `[4096, 16]` → `4096-16`, a string as it is.
+fn problem_size_label(value: &Value) -> Option<String> {
+    match value {
+        Value::Number(n) => Some(n.to_string()),
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Array(a) if !a.is_empty() => a
+            .iter()
+            .map(|v| v.as_number().map(ToString::to_string))
+            .collect::<Option<Vec<_>>>()
+            .map(|parts| parts.join("-")),
+        _ => None,
     }
 }
 
@@ -373,6 +390,7 @@ mod tests {
         );
         assert!(ds.records[failed].metrics[0].is_nan());
         assert_eq!(ds.device_name.as_deref(), Some("NVIDIA GeForce RTX 3090"));
+        assert_eq!(ds.input_hint().as_deref(), Some("1000000"));
     }
 
     #[test]

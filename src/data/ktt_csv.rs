@@ -120,6 +120,7 @@ impl DatasetReader for KttCsvReader {
             source: path.to_path_buf(),
             kernel,
             device_name: None,
+            input: None,
             space,
             metric_names,
             records,

@@ -201,6 +201,7 @@ impl DatasetReader for KttJsonReader {
             source: path.to_path_buf(),
             kernel,
             device_name: file.metadata.device,
+            input: None,
             space,
             metric_names,
             records,

@@ -51,6 +51,8 @@ pub struct Dataset {
     pub kernel: String,
     /// GPU name from the file's metadata, when the format has it.
     pub device_name: Option<String>,
+    /// The input (problem size) from the file's metadata, when the format has it, e.g. `4096-4096`.
+    pub input: Option<String>,
     /// The configurations.
     pub space: TuningSpace,
     /// Raw metric (counter) names as recorded.
@@ -215,5 +217,50 @@ impl Dataset {
             let prefix = stem.split(['-', '_']).next()?;
             (!prefix.is_empty() && prefix != stem).then(|| prefix.to_string())
         })
+    }
+
+    /// What the file says about its input: the metadata's problem size, else the sizes that end
+    /// the file name `<gpu>-<bench>-<sizes>_output.csv` (`1070-gemm-16-4096-4096_output.csv` gives
+    /// `16-4096-4096`).
+    pub fn input_hint(&self) -> Option<String> {
+        self.input
+            .clone()
+            .or_else(|| input_from_file_name(self.source.file_name()?.to_str()?))
+    }
+}
+
+/// The numeric fields after `<gpu>-<bench>` in a recording's file name, joined by `-`.
+fn input_from_file_name(name: &str) -> Option<String> {
+    let stem = name.split('.').next()?;
+    let stem = stem.strip_suffix("_output").unwrap_or(stem);
+    let fields: Vec<&str> = stem.split('-').collect();
+    let sizes: Vec<&str> = fields
+        .iter()
+        .skip(2)
+        .rev()
+        .take_while(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+        .copied()
+        .collect();
+    (!sizes.is_empty()).then(|| sizes.into_iter().rev().collect::<Vec<_>>().join("-"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_input_is_read_from_the_file_name_after_gpu_and_benchmark() {
+        let cases = [
+            ("1070-gemm-16-4096-4096_output.csv", Some("16-4096-4096")),
+            ("1070-gemm-128-128-128_output.csv", Some("128-128-128")),
+            ("2080-nbody-16384.json", Some("16384")),
+            ("1070-coulomb_output.csv", None),
+            ("coulomb-2080ti.json", None),
+            ("1070-gemm-a-16_output.csv", Some("16")),
+            ("1070-16_output.csv", None),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(input_from_file_name(name).as_deref(), expected, "{name}");
+        }
     }
 }

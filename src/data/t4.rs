@@ -231,6 +231,7 @@ impl DatasetReader for T4Reader {
             source: path.to_path_buf(),
             kernel: file.metadata.kernel.unwrap_or_default(),
             device_name: file.metadata.device,
+            input: None,
             space,
             metric_names,
             records,

@@ -8,8 +8,12 @@ use std::path::Path;
 
 /// `format` field every model file carries.
 pub const FORMAT: &str = "pcsearch-counter-model";
-/// Version of the file layout this build writes and reads.
-pub const VERSION: u64 = 1;
+/// Version of the file layout this build writes. Version 2 added the training range (`domain`);
+/// version 1 files are still read, without it.
+pub const VERSION: u64 = 2;
+
+/// Versions this build reads.
+const READABLE: [u64; 2] = [1, 2];
 
 /// Writes `model` as JSON to `path`.
 pub fn write<T: serde::Serialize>(path: &Path, model: &T) -> Result<()> {
@@ -37,10 +41,10 @@ pub fn read(path: &Path) -> Result<Value> {
         ));
     }
     match value.get("version").and_then(Value::as_u64) {
-        Some(VERSION) => Ok(value),
+        Some(v) if READABLE.contains(&v) => Ok(value),
         Some(v) => Err(Error::file(
             path,
-            format!("model format version {v} is not supported; this pcsearch reads version {VERSION} (retrain with `pcsearch train`)"),
+            format!("model format version {v} is not supported; this pcsearch reads versions 1 and 2 (retrain with `pcsearch train`)"),
         )),
         None => Err(Error::file(path, "the model has no numeric `version`")),
     }

@@ -11,7 +11,7 @@ mod score;
 mod weighted;
 
 pub use guidance::{Arm, Guidance, WhenNoGain};
-pub use score::{raw_scores, weights, Predictions, ScoreOptions, ZeroPolicy};
+pub use score::{extrapolation_trust, raw_scores, weights, Predictions, ScoreOptions, ZeroPolicy};
 
 use bandit::Bandit;
 
