@@ -6,6 +6,7 @@
 
 pub mod profile;
 mod random;
+pub mod sampler;
 
 pub use random::{RandomFactory, RandomSearch};
 

@@ -15,6 +15,7 @@ pub use score::{raw_scores, weights, Predictions, ScoreOptions, ZeroPolicy};
 
 use bandit::Bandit;
 
+use super::sampler::SumTree;
 use super::{Request, SearchRng, Searcher, SearcherFactory};
 use crate::backend::Measurement;
 use crate::counters::{CounterValues, Generation};
@@ -80,6 +81,10 @@ pub struct ProfileSearch {
     raw: Vec<f64>,
     /// Sampling weights per guidance arm.
     weights: Vec<Vec<f64>>,
+    /// `weights` in sum trees, for O(log N) draws and removals.
+    trees: Vec<SumTree>,
+    /// Weight 1 for each unexplored configuration, 0 once explored (uniform draws).
+    unexplored: SumTree,
     bandit: Bandit,
     /// Arm that chose the plain test in flight.
     pending_arm: Option<usize>,
@@ -105,6 +110,8 @@ impl ProfileSearch {
             raw: Vec::with_capacity(n),
             // No profile yet: every configuration is equally likely.
             weights: vec![vec![1.0; n]; arms],
+            trees: vec![SumTree::from_weights(&vec![1.0; n]); arms],
+            unexplored: SumTree::from_weights(&vec![1.0; n]),
             bandit: Bandit::new(arms),
             pending_arm: None,
             best: None,
@@ -122,7 +129,7 @@ impl ProfileSearch {
     fn profile_target(&mut self) -> Option<ConfigId> {
         if !self.started {
             self.started = true;
-            return weighted::draw(&mut self.rng, &self.weights[0], &self.explored);
+            return weighted::draw(&mut self.rng, &self.trees[0], &self.unexplored);
         }
         let (best, _) = self.best?;
         (self.setup.guidance.reprofile_known || !self.counters_known[best]).then_some(best)
@@ -211,6 +218,9 @@ impl ProfileSearch {
         if let WhenNoGain::Local { radius } = mode {
             self.restrict_to_neighbourhood(radius);
         }
+        for (tree, weights) in self.trees.iter_mut().zip(&self.weights) {
+            tree.rebuild(weights);
+        }
     }
 
     fn rescore(&mut self, profiled: ConfigId, measurement: &Measurement) {
@@ -247,7 +257,7 @@ impl Searcher for ProfileSearch {
                 });
             }
         }
-        if self.local_active && !weighted::any_positive(&self.weights[0], &self.explored) {
+        if self.local_active && !weighted::any_positive(&self.trees[0]) {
             // The ring around the best is used up: widen it.
             self.reweight();
         }
@@ -259,8 +269,8 @@ impl Searcher for ProfileSearch {
         };
         let config = weighted::draw(
             &mut self.rng,
-            &self.weights[arm.unwrap_or(0)],
-            &self.explored,
+            &self.trees[arm.unwrap_or(0)],
+            &self.unexplored,
         )?;
         self.pending_arm = arm;
         self.batch_left -= 1;
@@ -273,9 +283,11 @@ impl Searcher for ProfileSearch {
     fn observe(&mut self, request: Request, outcome: &Measurement) {
         let c = request.config;
         self.explored[c] = true;
-        for weights in &mut self.weights {
+        for (weights, tree) in self.weights.iter_mut().zip(&mut self.trees) {
             weights[c] = 0.0;
+            tree.set(c, 0.0);
         }
+        self.unexplored.set(c, 0.0);
         if let (Some(arm), false) = (self.pending_arm.take(), request.profile) {
             let success = match (outcome.runtime_us, self.best) {
                 (Some(t), Some((_, b))) => t <= b * self.setup.guidance.success_factor,
