@@ -18,6 +18,7 @@ pub mod model;
 pub mod rules;
 pub mod search;
 pub mod space;
+pub mod synthetic;
 pub mod tuning;
 
 pub use error::{Error, Result};
