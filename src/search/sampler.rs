@@ -46,18 +46,13 @@ impl SumTree {
     /// Replaces every weight (the length must not change), in O(N).
     pub fn rebuild(&mut self, weights: &[f64]) {
         debug_assert_eq!(weights.len(), self.len);
-        let (inner, leaves) = self.nodes.split_at_mut(self.width);
-        for (leaf, &w) in leaves.iter_mut().zip(weights) {
+        let width = self.width;
+        for (leaf, &w) in self.nodes[width..].iter_mut().zip(weights) {
             *leaf = clean(w);
         }
-        leaves[weights.len()..].fill(0.0);
-        for i in (1..self.width).rev() {
-            let below = if 2 * i < self.width {
-                inner[2 * i] + inner[2 * i + 1]
-            } else {
-                leaves[2 * i - self.width] + leaves[2 * i + 1 - self.width]
-            };
-            inner[i] = below;
+        self.nodes[width + weights.len()..].fill(0.0);
+        for i in (1..width).rev() {
+            self.nodes[i] = self.nodes[2 * i] + self.nodes[2 * i + 1];
         }
     }
 
