@@ -15,6 +15,7 @@ pub mod expert;
 pub mod journal;
 pub mod kernel;
 pub mod model;
+pub mod output;
 pub mod rules;
 pub mod search;
 pub mod space;

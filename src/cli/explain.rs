@@ -70,7 +70,7 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
                 "runtime_over_best": ratio(c),
             })).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return Ok(());
     }
 
@@ -78,42 +78,46 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
         (Some(t), Some(r)) => format!("{t:>10.1} us {r:>6.2}x best"),
         _ => "    failed".to_string(),
     };
-    println!("configuration  {}", dataset.space.describe(id));
-    println!(
+    crate::outln!("configuration  {}", dataset.space.describe(id));
+    crate::outln!(
         "GPU            {} (CC {:.1}, {} SMs)",
-        device.name, device.compute_capability, device.multiprocessors
+        device.name,
+        device.compute_capability,
+        device.multiprocessors
     );
-    println!("runtime        {}", fmt_rt(id));
-    println!("\ncounters ({} map)", generation.name());
+    crate::outln!("runtime        {}", fmt_rt(id));
+    crate::outln!("\ncounters ({} map)", generation.name());
     for &c in Counter::ALL {
         let v = counters[id][c];
         if v.is_finite() {
-            println!("  {:<13} {:>16}  {}", c.short(), number(v), kind_label(c));
+            crate::outln!("  {:<13} {:>16}  {}", c.short(), number(v), kind_label(c));
         }
     }
-    println!("\nbottlenecks (0 = none, 1 = saturated)");
+    crate::outln!("\nbottlenecks (0 = none, 1 = saturated)");
     let mut entries = bottlenecks.entries().to_vec();
     entries.sort_by(|a, b| b.1.total_cmp(&a.1));
     for (name, b) in entries.iter().filter(|(_, b)| *b > 0.0) {
-        println!("  {name:<18} {b:>6.3}  {}", bar(*b));
+        crate::outln!("  {name:<18} {b:>6.3}  {}", bar(*b));
     }
-    println!(
+    crate::outln!(
         "\nreaction: desired counter changes (ΔPC in {} counters, − decrease / + increase)",
         generation.name()
     );
     for (c, d) in delta.active() {
-        println!("  {:<13} {:>+7.3}", c.short(), d);
+        crate::outln!("  {:<13} {:>+7.3}", c.short(), d);
     }
-    println!(
+    crate::outln!(
         "\n{} best-scored candidates (score > 0 moves counters as asked)",
         ranked.len()
     );
-    println!(
+    crate::outln!(
         "  {:>8} {:>7}  {:<30}  configuration",
-        "score", "P(pick)", "recorded runtime"
+        "score",
+        "P(pick)",
+        "recorded runtime"
     );
     for &c in &ranked {
-        println!(
+        crate::outln!(
             "  {:>+8.4} {:>6.2}%  {:<30}  {}",
             raw[c],
             100.0 * w[c] / total,

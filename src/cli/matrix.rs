@@ -71,31 +71,31 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
         }
     }
     if args.run.format == Format::Json {
-        print_json(&labels, &spaces, &cells, args.run.seed);
+        print_json(&labels, &spaces, &cells, args.run.seed)?;
     } else {
-        print_tables(&labels, &cells, args.spaces.searchers.len());
+        print_tables(&labels, &cells, args.spaces.searchers.len())?;
     }
     Ok(())
 }
 
-fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
+fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) -> Result<()> {
     for s in 1..searchers {
         let name = &cells[0].stats[s].0;
-        println!(
+        crate::outln!(
             "improvement over {} (mean steps) of {name}: rows GPU tuned, columns GPU of the model",
             cells[0].stats[0].0
         );
-        print!("{:<10}", "tuned");
+        crate::out!("{:<10}", "tuned");
         for l in labels {
-            print!(" {l:>8}");
+            crate::out!(" {l:>8}");
         }
-        println!();
+        crate::outln!();
         for (t, l) in labels.iter().enumerate() {
-            print!("{l:<10}");
+            crate::out!("{l:<10}");
             for c in cells.iter().filter(|c| c.tuned == t) {
-                print!(" {:>7.2}x", c.improvement(s));
+                crate::out!(" {:>7.2}x", c.improvement(s));
             }
-            println!();
+            crate::outln!();
         }
         let all: Vec<f64> = cells.iter().map(|c| c.improvement(s)).collect();
         let worst = cells
@@ -103,7 +103,7 @@ fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
             .min_by(|a, b| a.improvement(s).total_cmp(&b.improvement(s)))
             .map(|c| (c.improvement(s), &labels[c.tuned], &labels[c.model]));
         if let Some((w, t, m)) = worst {
-            println!(
+            crate::outln!(
                 "geometric mean {:.2}x; worst {:.2}x ({t} tuned with the {m} model); {} of {} pairs below 1x\n",
                 geometric_mean(&all),
                 w,
@@ -112,16 +112,16 @@ fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
             );
         }
     }
-    println!("steps per cell: mean / median / p90");
-    print!("{:<10} {:<8}", "tuned", "model");
+    crate::outln!("steps per cell: mean / median / p90");
+    crate::out!("{:<10} {:<8}", "tuned", "model");
     for (name, _) in &cells[0].stats {
-        print!(" {name:>20}");
+        crate::out!(" {name:>20}");
     }
-    println!();
+    crate::outln!();
     for c in cells {
-        print!("{:<10} {:<8}", labels[c.tuned], labels[c.model]);
+        crate::out!("{:<10} {:<8}", labels[c.tuned], labels[c.model]);
         for (_, s) in &c.stats {
-            print!(
+            crate::out!(
                 " {:>20}",
                 format!(
                     "{:.1} / {:.0} / {}",
@@ -129,11 +129,12 @@ fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
                 )
             );
         }
-        println!();
+        crate::outln!();
     }
+    Ok(())
 }
 
-fn print_json(labels: &[String], spaces: &[Arc<Dataset>], cells: &[Cell], seed: u64) {
+fn print_json(labels: &[String], spaces: &[Arc<Dataset>], cells: &[Cell], seed: u64) -> Result<()> {
     let cell_values: Vec<Value> = cells
         .iter()
         .map(|c| {
@@ -163,5 +164,6 @@ fn print_json(labels: &[String], spaces: &[Arc<Dataset>], cells: &[Cell], seed: 
         })
         .collect();
     let v = json!({ "seed": seed, "gpus": labels, "cells": cell_values, "summary": summary });
-    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    Ok(())
 }

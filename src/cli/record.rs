@@ -178,12 +178,12 @@ pub fn record(args: &RecordArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| default_journal(&args.out));
     let mut open = open_journal(&path, &header, args.live.resume, &space)?;
-    println!(
+    crate::outln!(
         "pcsearch record: kernel {} on {}",
         desc.name,
         facts.summary()
     );
-    println!(
+    crate::outln!(
         "space: {} configurations of {} parameters; {}; journal {}",
         space.len(),
         space.parameters().len(),
@@ -215,7 +215,7 @@ pub fn record(args: &RecordArgs) -> Result<()> {
         eprintln!("warning: {dropped} configurations ran but have no counters; recorded as failed");
     }
     write_ktt_csv(&data, &args.out)?;
-    println!(
+    crate::outln!(
         "wrote {} configurations ({} valid, {} metrics each) to {}",
         data.len(),
         data.valid_count(),

@@ -77,7 +77,7 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         args.run.seed,
         &stats,
         args.run.format == Format::Json,
-    );
+    )?;
     Ok(())
 }
 
@@ -96,11 +96,11 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
         }
         let facts = SpaceFacts::of(&dataset);
         if !json {
-            print_comparison(&facts, args.run.seed, &results);
-            println!();
+            print_comparison(&facts, args.run.seed, &results)?;
+            crate::outln!();
         }
         rows.push((facts, results));
     }
-    print_summary(&rows, args.run.seed, json);
+    print_summary(&rows, args.run.seed, json)?;
     Ok(())
 }

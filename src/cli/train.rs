@@ -25,8 +25,8 @@ pub fn train(args: &TrainArgs) -> Result<()> {
     let model = CounterModel::train(&dataset, &rules, &device, &options)?;
     let elapsed = start.elapsed().as_secs_f64();
     model.save(&args.out)?;
-    print!("{}", report(&model));
-    println!("trained in {elapsed:.2} s; wrote {}", args.out.display());
+    crate::out!("{}", report(&model));
+    crate::outln!("trained in {elapsed:.2} s; wrote {}", args.out.display());
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 
 use super::StepStats;
 use crate::data::Dataset;
+use crate::error::Result;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -53,16 +54,20 @@ fn merge(facts: &SpaceFacts, extra: Value) -> Value {
     v
 }
 
-fn print_facts(facts: &SpaceFacts) {
-    println!("space          {} ({})", facts.file, facts.kernel);
-    println!(
+fn print_facts(facts: &SpaceFacts) -> Result<()> {
+    crate::outln!("space          {} ({})", facts.file, facts.kernel);
+    crate::outln!(
         "configurations {} ({} valid), {} well-performing (<= 1.1 x best)",
-        facts.configurations, facts.valid, facts.well_performing
+        facts.configurations,
+        facts.valid,
+        facts.well_performing
     );
-    println!(
+    crate::outln!(
         "best           {:.1} us  {}",
-        facts.best_runtime_us, facts.best_configuration
+        facts.best_runtime_us,
+        facts.best_configuration
     );
+    Ok(())
 }
 
 fn stats_row(name: &str, s: &StepStats) -> String {
@@ -88,7 +93,7 @@ pub fn print_simulation(
     seed: u64,
     stats: &StepStats,
     json: bool,
-) {
+) -> Result<()> {
     let is_random = searcher == "random";
     if json {
         let mut v = merge(facts, json!({ "searcher": searcher, "seed": seed }));
@@ -98,15 +103,15 @@ pub fn print_simulation(
                 o.remove("expected_random_steps");
             }
         }
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        return;
+        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(());
     }
-    print_facts(facts);
-    println!("runs           {} (seed {seed})", stats.runs);
-    println!("{STATS_HEADER}");
-    println!("{}", stats_row(searcher, stats));
+    print_facts(facts)?;
+    crate::outln!("runs           {} (seed {seed})", stats.runs);
+    crate::outln!("{STATS_HEADER}");
+    crate::outln!("{}", stats_row(searcher, stats));
     if is_random {
-        println!(
+        crate::outln!(
             "exact expectation (N+1)/(K+1) = {:.2}  (measured mean {:.2}, {:+.1}%)",
             facts.expected_random_steps,
             stats.mean_steps,
@@ -114,26 +119,32 @@ pub fn print_simulation(
         );
     }
     if stats.not_found > 0 {
-        println!(
+        crate::outln!(
             "{} runs hit the test cap without a well-performing configuration",
             stats.not_found
         );
     }
+    Ok(())
 }
 
 /// Prints several searchers on one space with each one's improvement over the first.
-pub fn print_comparison(facts: &SpaceFacts, seed: u64, results: &[(String, StepStats)]) {
+pub fn print_comparison(
+    facts: &SpaceFacts,
+    seed: u64,
+    results: &[(String, StepStats)],
+) -> Result<()> {
     let base = results.first().map_or(f64::NAN, |(_, s)| s.mean_steps);
-    print_facts(facts);
-    println!(
+    print_facts(facts)?;
+    crate::outln!(
         "runs           {} (seed {seed}); random without replacement needs (N+1)/(K+1) = {:.2}",
         results.first().map_or(0, |r| r.1.runs),
         facts.expected_random_steps
     );
-    println!("{STATS_HEADER}  improvement");
+    crate::outln!("{STATS_HEADER}  improvement");
     for (name, s) in results {
-        println!("{}  {:>10.2}x", stats_row(name, s), base / s.mean_steps);
+        crate::outln!("{}  {:>10.2}x", stats_row(name, s), base / s.mean_steps);
     }
+    Ok(())
 }
 
 /// Each searcher's statistics as JSON, with its name and its improvement over the first searcher.
@@ -168,7 +179,11 @@ pub fn geometric_mean(values: &[f64]) -> f64 {
 
 /// Prints, for several spaces, each searcher's mean steps and improvement over the first searcher,
 /// with the geometric mean of the improvements; as JSON, every space's full statistics.
-pub fn print_summary(rows: &[(SpaceFacts, Vec<(String, StepStats)>)], seed: u64, json: bool) {
+pub fn print_summary(
+    rows: &[(SpaceFacts, Vec<(String, StepStats)>)],
+    seed: u64,
+    json: bool,
+) -> Result<()> {
     let names: Vec<String> = rows
         .first()
         .map(|(_, r)| r.iter().map(|(n, _)| n.clone()).collect())
@@ -198,26 +213,26 @@ pub fn print_summary(rows: &[(SpaceFacts, Vec<(String, StepStats)>)], seed: u64,
             .map(|(n, g)| (n.clone(), json!(g)))
             .collect();
         let v = json!({ "seed": seed, "baseline": names.first(), "spaces": spaces, "geometric_mean_improvement": summary });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        return;
+        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(());
     }
     if rows.len() < 2 {
-        return;
+        return Ok(());
     }
-    print!("{:<28} {:>6} {:>4}", "space", "N", "K");
+    crate::out!("{:<28} {:>6} {:>4}", "space", "N", "K");
     for n in &names {
-        print!(" {:>22}", format!("{n} mean/median"));
+        crate::out!(" {:>22}", format!("{n} mean/median"));
     }
-    println!();
+    crate::outln!();
     for (facts, results) in rows {
-        print!(
+        crate::out!(
             "{:<28} {:>6} {:>4}",
             short_name(&facts.file),
             facts.configurations,
             facts.well_performing
         );
         for (i, (_, s)) in results.iter().enumerate() {
-            print!(
+            crate::out!(
                 " {:>22}",
                 format!(
                     "{:.1}/{:.0} ({:.2}x)",
@@ -227,13 +242,14 @@ pub fn print_summary(rows: &[(SpaceFacts, Vec<(String, StepStats)>)], seed: u64,
                 )
             );
         }
-        println!();
+        crate::outln!();
     }
-    print!("{:<40}", "geometric mean of improvements");
+    crate::out!("{:<40}", "geometric mean of improvements");
     for g in &geo {
-        print!(" {:>22}", format!("{g:.2}x"));
+        crate::out!(" {:>22}", format!("{g:.2}x"));
     }
-    println!();
+    crate::outln!();
+    Ok(())
 }
 
 fn short_name(path: &str) -> String {
