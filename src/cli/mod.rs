@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions and the commands they run.
 
 mod args;
+mod bounds;
 mod explain;
 mod matrix;
 mod record;
