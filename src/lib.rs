@@ -12,6 +12,7 @@ pub mod device;
 pub mod error;
 pub mod experiment;
 pub mod expert;
+pub mod input;
 pub mod journal;
 pub mod kernel;
 pub mod model;

@@ -369,6 +369,9 @@ pub struct TrainArgs {
     /// Model file to write (JSON).
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// GPU the space was recorded on, as a device-table key (default: from the file's metadata or name).
     #[arg(long)]
     pub gpu: Option<String>,
@@ -442,6 +445,9 @@ pub struct RecordArgs {
     /// Where to write the replay data (KTT CSV, readable by `simulate --space`).
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace --out if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Arguments of `matrix`.

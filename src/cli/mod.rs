@@ -4,6 +4,7 @@ mod args;
 mod bounds;
 mod explain;
 mod matrix;
+mod out_file;
 mod record;
 mod setup;
 mod simulate;

@@ -1,10 +1,11 @@
 //! `pcsearch record`: measure and profile the whole space and write replay data.
 
 use super::args::RecordArgs;
+use super::out_file::OutFile;
 use super::tune::{open_journal, progress, run_live};
 use crate::backend::cuda::{libs, CudaBackend};
 use crate::backend::Measurement;
-use crate::data::{write_ktt_csv, Dataset, Record};
+use crate::data::{ktt_csv_bytes, Dataset, Record};
 use crate::error::{Error, Result};
 use crate::journal::{JournalEntry, JournalHeader};
 use crate::kernel::KernelDescription;
@@ -147,6 +148,17 @@ pub fn dataset(
 
 /// `pcsearch record`.
 pub fn record(args: &RecordArgs) -> Result<()> {
+    let journal = args
+        .live
+        .journal
+        .clone()
+        .unwrap_or_else(|| default_journal(&args.out));
+    let out = OutFile::reserve(
+        &args.out,
+        "--out",
+        &[args.live.kernel.as_path(), journal.as_path()],
+        args.force,
+    )?;
     libs::require_driver()?;
     let desc = KernelDescription::load(&args.live.kernel)?;
     let space = desc.enumerate()?;
@@ -172,11 +184,7 @@ pub fn record(args: &RecordArgs) -> Result<()> {
             false
         }
     };
-    let path = args
-        .live
-        .journal
-        .clone()
-        .unwrap_or_else(|| default_journal(&args.out));
+    let path = journal;
     let mut open = open_journal(&path, &header, args.live.resume, &space)?;
     crate::outln!(
         "pcsearch record: kernel {} on {}",
@@ -214,7 +222,7 @@ pub fn record(args: &RecordArgs) -> Result<()> {
     if dropped > 0 {
         eprintln!("warning: {dropped} configurations ran but have no counters; recorded as failed");
     }
-    write_ktt_csv(&data, &args.out)?;
+    out.commit(&ktt_csv_bytes(&data).map_err(|e| Error::file(&args.out, e))?)?;
     crate::outln!(
         "wrote {} configurations ({} valid, {} metrics each) to {}",
         data.len(),

@@ -43,13 +43,8 @@ impl DatasetReader for KernelTunerCacheReader {
         "Kernel Tuner cache"
     }
 
-    fn accepts(&self, _path: &Path, head: &str) -> bool {
-        head.trim_start().starts_with('{') && head.contains("\"tune_params_keys\"")
-    }
-
-    fn read(&self, path: &Path, options: &ReadOptions) -> Result<Dataset> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        let file: File = serde_json::from_slice(&bytes).map_err(|e| {
+    fn read(&self, path: &Path, bytes: &[u8], options: &ReadOptions) -> Result<Dataset> {
+        let file: File = serde_json::from_slice(bytes).map_err(|e| {
             Error::parse(
                 path,
                 e.line(),
