@@ -8,8 +8,8 @@ use std::io::Read;
 use std::path::Path;
 
 /// Largest recorded tuning space read (a 200,000-configuration KTT CSV with 60 columns is about
-/// 100 MiB).
-pub const MAX_SPACE_BYTES: u64 = 1 << 30;
+/// 30 MiB).
+pub const MAX_SPACE_BYTES: u64 = 256 << 20;
 /// Largest model file read (the shipped models are under 1 MiB).
 pub const MAX_MODEL_BYTES: u64 = 256 << 20;
 /// Largest rules, device table or kernel description read.

@@ -201,8 +201,10 @@ mod tests {
         let a = transpose_space(5_000, 7);
         let b = transpose_space(5_000, 7);
         assert_eq!(a.len(), 5_000);
-        assert_eq!(a.records, b.records);
-        assert_ne!(a.records, transpose_space(5_000, 8).records);
+        // Failed configurations hold NaN counters: compare the printed records.
+        let printed = |d: &Dataset| format!("{:?}", d.records);
+        assert_eq!(printed(&a), printed(&b));
+        assert_ne!(printed(&a), printed(&transpose_space(5_000, 8)));
         assert_eq!(a.metric_names.len(), a.records[0].metrics.len());
         assert!(a.valid_count() > 1_000, "{}", a.valid_count());
         assert_eq!(a.gpu_hint().as_deref(), Some("2080"));

@@ -50,7 +50,7 @@ fn saved_model_describes_itself_and_round_trips() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(json["format"], "pcsearch-counter-model");
-    assert_eq!(json["version"], 1);
+    assert_eq!(json["version"], 2);
     assert_eq!(json["parameters"], serde_json::json!(COULOMB_TPS));
     assert_eq!(json["generation"], "maxwell-pascal");
     assert_eq!(json["gpu"]["key"], "1070");
@@ -191,9 +191,9 @@ fn broken_model_files_are_refused_naming_the_file() {
         err.contains("bad.json") && err.contains("not valid JSON"),
         "{err}"
     );
-    let err = err_of(&text.replacen("\"version\": 1", "\"version\": 2", 1));
+    let err = err_of(&text.replacen("\"version\": 2", "\"version\": 3", 1));
     assert!(
-        err.contains("bad.json") && err.contains("version 2 is not supported"),
+        err.contains("bad.json") && err.contains("version 3 is not supported"),
         "{err}"
     );
     let err = err_of(&text.replacen(
@@ -273,6 +273,7 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
         anonymous.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
+        "--force",
     ])
     .unwrap_err()
     .to_string();
@@ -289,6 +290,7 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
         out.to_str().unwrap(),
         "--gpu",
         "9999",
+        "--force",
     ])
     .unwrap_err()
     .to_string();
@@ -304,6 +306,7 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
         "1070",
         "--depths",
         "0",
+        "--force",
     ])
     .unwrap_err();
 }

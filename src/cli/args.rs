@@ -243,7 +243,7 @@ pub struct SearchArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = float_in(0.0, 1.0))]
     pub decay: Option<f64>,
     /// With `--guidance local`: tuning parameters a neighbour of the best configuration may differ in.
-    #[arg(long, default_value_t = 1, value_parser = int_in(0, 1_000))]
+    #[arg(long, default_value_t = 1, value_parser = int_in(0usize, 1_000))]
     pub radius: usize,
 }
 

@@ -4,7 +4,7 @@ use super::args::{ExplainArgs, Format};
 use super::setup::{exact_counters, load_model, load_rules, predictions, resolve_device};
 use super::simulate::load_space;
 use crate::counters::Counter;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::expert::{analyze, react, ExpertOptions};
 use crate::search::profile::{raw_scores, weights, ScoreOptions};
 use crate::space::ConfigId;
@@ -17,6 +17,14 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     let device = resolve_device(&dataset, &rules, args.expert.gpu.as_deref())?;
     let counters = exact_counters(&dataset, &rules, &device)?;
     let id = dataset.space.parse_assignment(&args.config)?;
+    if dataset.records[id].runtime_us.is_none() {
+        return Err(Error::invalid(format!(
+            "--config {}: this configuration failed in {} ({}), so it has no counters to explain; name one that ran",
+            dataset.space.describe(id),
+            dataset.source.display(),
+            dataset.records[id].failure.as_deref().unwrap_or("no runtime")
+        )));
+    }
     let model = load_model(&args.expert)?;
     let (predictions, generation) = predictions(&dataset, &counters, &device, model.as_ref())?;
     let expert = ExpertOptions::new(

@@ -36,12 +36,25 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
             "matrix trains its own models: leave out --model",
         ));
     }
+    if let Some(gpu) = &args.expert.gpu {
+        return Err(Error::invalid(format!(
+            "matrix takes each file's GPU from its metadata or its name prefix (`2080-…`), so one --gpu {gpu} cannot name them all: leave out --gpu and rename the files"
+        )));
+    }
     let rules = load_rules(&args.expert.rules)?;
     let spaces = load_spaces(&args.spaces)?;
     let mut labels = Vec::new();
     let mut models = Vec::new();
     for dataset in &spaces {
-        let device = resolve_device(dataset, &rules, None)?;
+        let device = resolve_device(dataset, &rules, None).map_err(|_| {
+            Error::file(
+                &dataset.source,
+                format!(
+                    "cannot tell which GPU recorded this file: matrix reads it from the file's metadata or its name prefix (`2080-…`); rename the file after a device-table key ({}) or add the GPU with --devices FILE",
+                    rules.devices.keys().join(", ")
+                ),
+            )
+        })?;
         let train = TrainOptions {
             seed: args.train_seed,
             ..TrainOptions::default()

@@ -236,6 +236,7 @@ pub fn record(args: &RecordArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::write_ktt_csv;
     use crate::data::{self, ReadOptions};
     use std::collections::BTreeMap;
 

@@ -15,19 +15,30 @@ pub const MAX_COUNTER: f64 = 1e18;
 /// Largest launch size (total threads) accepted: CUDA's largest grid of largest blocks is below.
 pub const MAX_THREADS: f64 = 1e15;
 
+/// `v` as a message shows it: exponent notation for huge magnitudes (1e308, not 309 digits).
+fn shown(v: f64) -> String {
+    if v.abs() >= 1e15 {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 /// Checks one record's runtime, overhead, launch sizes and counters.
 pub fn check_record(r: &Record) -> Result<(), String> {
     if let Some(t) = r.runtime_us {
         if !(t > 0.0 && t <= MAX_MICROSECONDS) {
             return Err(format!(
-                "runtime {t} us is outside the accepted range 0 < runtime <= {MAX_MICROSECONDS:e} us (one day)"
+                "runtime {} us is outside the accepted range 0 < runtime <= {MAX_MICROSECONDS:e} us (one day)",
+                shown(t)
             ));
         }
     }
     if let Some(o) = r.overhead_us {
         if !(0.0..=MAX_MICROSECONDS).contains(&o) {
             return Err(format!(
-                "overhead {o} us is outside the accepted range 0 <= overhead <= {MAX_MICROSECONDS:e} us (one day)"
+                "overhead {} us is outside the accepted range 0 <= overhead <= {MAX_MICROSECONDS:e} us (one day)",
+                shown(o)
             ));
         }
     }
@@ -35,7 +46,8 @@ pub fn check_record(r: &Record) -> Result<(), String> {
         // NaN: the format does not record it.
         if !v.is_nan() && !(1.0..=MAX_THREADS).contains(&v) {
             return Err(format!(
-                "{what} {v} is outside the accepted range 1 <= threads <= {MAX_THREADS:e}"
+                "{what} {} is outside the accepted range 1 <= threads <= {MAX_THREADS:e}",
+                shown(v)
             ));
         }
     }
@@ -45,7 +57,8 @@ pub fn check_record(r: &Record) -> Result<(), String> {
         .find(|v| v.abs() > MAX_COUNTER || v.is_infinite())
     {
         return Err(format!(
-            "counter value {v} is outside the accepted range -{MAX_COUNTER:e} <= value <= {MAX_COUNTER:e}"
+            "counter value {} is outside the accepted range -{MAX_COUNTER:e} <= value <= {MAX_COUNTER:e}",
+            shown(*v)
         ));
     }
     Ok(())

@@ -55,6 +55,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// A model file's JSON, without its checksum, and the checksum it carried.
+#[derive(Debug)]
 pub struct Stored {
     /// The model fields.
     pub value: Value,
@@ -79,10 +80,10 @@ impl Stored {
     }
 }
 
-/// Reads `path` as JSON and checks it is a model file of the version this build reads.
-pub fn read(path: &Path) -> Result<Stored> {
-    let bytes = crate::input::read_bounded(path, crate::input::MAX_MODEL_BYTES)?;
-    let mut value: Value = serde_json::from_slice(&bytes)
+/// Reads the `bytes` of model file `path` as JSON and checks it is a model file of the version
+/// this build reads.
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Stored> {
+    let mut value: Value = serde_json::from_slice(bytes)
         .map_err(|e| Error::parse(path, e.line(), format!("not valid JSON: {e}")))?;
     if value.get("format").and_then(Value::as_str) != Some(FORMAT) {
         return Err(Error::file(
@@ -226,19 +227,25 @@ mod tests {
             "{\"format\": \"pcsearch-counter-model\", \"version\": 99}",
         )
         .unwrap();
-        let err = read(&path).unwrap_err().to_string();
+        let err = parse(&path, &std::fs::read(&path).unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("m.json") && err.contains("version 99"),
             "{err}"
         );
         std::fs::write(&path, "{\"x\": 1}").unwrap();
-        let err = read(&path).unwrap_err().to_string();
+        let err = parse(&path, &std::fs::read(&path).unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("m.json") && err.contains("not a pcsearch counter model"),
             "{err}"
         );
         std::fs::write(&path, "{\"format\": ").unwrap();
-        let err = read(&path).unwrap_err().to_string();
+        let err = parse(&path, &std::fs::read(&path).unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("m.json:1") && err.contains("not valid JSON"),
             "{err}"

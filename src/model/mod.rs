@@ -201,7 +201,13 @@ impl CounterModel {
     /// Reads a model file, refusing other formats, other versions, inconsistent content and
     /// content changed after training.
     pub fn load(path: &Path) -> Result<CounterModel> {
-        let stored = file::read(path)?;
+        let bytes = crate::input::read_bounded(path, crate::input::MAX_MODEL_BYTES)?;
+        CounterModel::parse(path, &bytes)
+    }
+
+    /// [`CounterModel::load`] on the `bytes` of a file; `path` names it in messages.
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<CounterModel> {
+        let stored = file::parse(path, bytes)?;
         let mut model: CounterModel = serde_json::from_value(stored.value.clone())
             .map_err(|e| Error::file(path, format!("malformed model: {e}")))?;
         model
