@@ -237,6 +237,16 @@ pub fn ktt_csv_bytes(dataset: &Dataset) -> std::result::Result<Vec<u8>, String> 
         }
     };
     for (id, r) in dataset.records.iter().enumerate() {
+        // Refuse here what the reader would refuse there.
+        let config = || dataset.space.describe(id);
+        super::limits::check_record(r).map_err(|e| format!("configuration {}: {e}", config()))?;
+        if let (Some(_), Some(k)) = (r.runtime_us, r.metrics.iter().position(|v| v.is_nan())) {
+            return Err(format!(
+                "configuration {} ran but has no value for `{}`; the reader needs every counter of a measured configuration",
+                config(),
+                dataset.metric_names[k]
+            ));
+        }
         let mut row = vec![
             dataset.kernel.clone(),
             r.runtime_us.map(cell).unwrap_or_default(),
