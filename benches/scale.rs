@@ -7,8 +7,8 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use pcsearch::backend::TimeModel;
 use pcsearch::counters::Generation;
-use pcsearch::expert::{ExpertOptions, REQUIRED_COUNTERS};
 use pcsearch::experiment::{self, Repetition, StepStats};
+use pcsearch::expert::{ExpertOptions, REQUIRED_COUNTERS};
 use pcsearch::model::{CounterModel, TrainOptions};
 use pcsearch::rules::Rules;
 use pcsearch::search::profile::{
@@ -23,9 +23,7 @@ fn scale(c: &mut Criterion) {
     let rules = Rules::builtin().unwrap();
     let device = rules.devices.by_key("2080").unwrap();
     let generation = Generation::of_compute_capability(device.compute_capability);
-    let mapped = rules
-        .counter_map(generation)
-        .resolve(&dataset.metric_names);
+    let mapped = rules.counter_map(generation).resolve(&dataset.metric_names);
     mapped.require(REQUIRED_COUNTERS, "synthetic").unwrap();
     let counters: Vec<_> = (0..dataset.len())
         .map(|id| dataset.counters(&mapped, id))
@@ -60,16 +58,20 @@ fn scale(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(60));
     group.bench_function("100 profile runs, exact counters", |b| {
         b.iter(|| {
-            let results =
-                experiment::repeat(&dataset, counters.clone(), &factory, &rep).unwrap();
+            let results = experiment::repeat(&dataset, counters.clone(), &factory, &rep).unwrap();
             StepStats::of(&results).mean_steps
         })
     });
     group.measurement_time(Duration::from_secs(200));
     group.bench_function("train", |b| {
         b.iter(|| {
-            CounterModel::train(black_box(&dataset), &rules, &device, &TrainOptions::default())
-                .unwrap()
+            CounterModel::train(
+                black_box(&dataset),
+                &rules,
+                &device,
+                &TrainOptions::default(),
+            )
+            .unwrap()
         })
     });
     group.finish();

@@ -340,6 +340,11 @@ fn edited_models_are_refused_reordered_parameters_and_bad_features_alike() {
     assert!(err.contains("node feature -5 is neither -1"), "{err}");
     // What is written is what loads.
     let bytes = model.to_file_bytes().unwrap();
+    assert_eq!(
+        bytes,
+        text.as_bytes(),
+        "the shipped file is exactly what is written"
+    );
     assert_eq!(CounterModel::parse(&good, &bytes).unwrap(), model);
 }
 

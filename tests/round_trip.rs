@@ -51,29 +51,30 @@ fn dataset() -> impl Strategy<Value = Dataset> {
         })
         .prop_flat_map(|(p, configs)| {
             let n = configs.len();
-            (
-                Just(p),
-                Just(configs),
-                prop::collection::vec(record(), n),
-            )
+            (Just(p), Just(configs), prop::collection::vec(record(), n))
         })
-        .prop_filter_map("at least one measured configuration", |(p, configs, records)| {
-            let mut space = TuningSpace::new((0..p).map(|i| format!("TP_{i}")).collect());
-            let mut kept = Vec::new();
-            for (c, r) in configs.iter().zip(records) {
-                if space.push(c).is_ok() {
-                    kept.push(r);
+        .prop_filter_map(
+            "at least one measured configuration",
+            |(p, configs, records)| {
+                let mut space = TuningSpace::new((0..p).map(|i| format!("TP_{i}")).collect());
+                let mut kept = Vec::new();
+                for (c, r) in configs.iter().zip(records) {
+                    if space.push(c).is_ok() {
+                        kept.push(r);
+                    }
                 }
-            }
-            kept.iter().any(|r| r.runtime_us.is_some()).then(|| Dataset {
-                source: PathBuf::from("generated.csv"),
-                kernel: "k".into(),
-                device_name: None,
-                space,
-                metric_names: METRICS.iter().map(|m| m.to_string()).collect(),
-                records: kept,
-            })
-        })
+                kept.iter()
+                    .any(|r| r.runtime_us.is_some())
+                    .then(|| Dataset {
+                        source: PathBuf::from("generated.csv"),
+                        kernel: "k".into(),
+                        device_name: None,
+                        space,
+                        metric_names: METRICS.iter().map(|m| m.to_string()).collect(),
+                        records: kept,
+                    })
+            },
+        )
 }
 
 proptest! {
@@ -109,17 +110,24 @@ proptest! {
         let model = CounterModel::train(&ds, &rules, &gpu, &options).unwrap();
         let bytes = model.to_file_bytes().expect("a trained model is written");
         let back = CounterModel::parse(Path::new("m.json"), &bytes).expect("and read back");
-        prop_assert_eq!(back, model);
+        // Equal content: written again, the loaded model gives the same bytes.
+        prop_assert_eq!(back.to_file_bytes().unwrap(), bytes);
+        prop_assert_eq!(back.parameters(), model.parameters());
     }
 }
 
 #[test]
 fn the_writer_refuses_what_the_reader_would() {
     let mut ds = pcsearch::synthetic::transpose_space(50, 1);
-    let measured = (0..ds.len()).find(|&i| ds.records[i].runtime_us.is_some()).unwrap();
+    let measured = (0..ds.len())
+        .find(|&i| ds.records[i].runtime_us.is_some())
+        .unwrap();
     ds.records[measured].metrics[0] = f64::NAN;
     let err = ktt_csv_bytes(&ds).unwrap_err();
-    assert!(err.contains("ran but has no value for `dram__sectors_read.sum`"), "{err}");
+    assert!(
+        err.contains("ran but has no value for `dram__sectors_read.sum`"),
+        "{err}"
+    );
     ds.records[measured].metrics[0] = 1e300;
     let err = ktt_csv_bytes(&ds).unwrap_err();
     assert!(err.contains("counter value 1e300"), "{err}");

@@ -42,7 +42,7 @@ pub fn check_record(r: &Record) -> Result<(), String> {
             ));
         }
     }
-    for (what, v) in [("global size", r.global_size), ("local size", r.local_size)] {
+    for (what, v) in [("local size", r.local_size), ("global size", r.global_size)] {
         // NaN: the format does not record it.
         if !v.is_nan() && !(1.0..=MAX_THREADS).contains(&v) {
             return Err(format!(
