@@ -228,7 +228,7 @@ impl Journal {
 
     /// Reopens a journal, checks it was written for the same run, and reads its entries.
     pub fn resume(path: &Path, expected: &JournalHeader) -> Result<Resumed> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::input::read_text_bounded(path, crate::input::MAX_SPACE_BYTES)?;
         let mut warnings = Vec::new();
         // Only complete lines count: a kill mid-write leaves a last line without its newline.
         let complete = text.rfind('\n').map_or(0, |i| i + 1);

@@ -13,12 +13,15 @@ pub mod device;
 pub mod error;
 pub mod experiment;
 pub mod expert;
+pub mod input;
 pub mod journal;
 pub mod kernel;
 pub mod model;
+pub mod output;
 pub mod rules;
 pub mod search;
 pub mod space;
+pub mod synthetic;
 pub mod tuning;
 
 pub use error::{Error, Result};

@@ -353,6 +353,7 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
         "--force",
         "--out",
         out.to_str().unwrap(),
+        "--force",
     ])
     .unwrap_err()
     .to_string();
@@ -370,11 +371,13 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
         out.to_str().unwrap(),
         "--gpu",
         "9999",
+        "--force",
     ])
     .unwrap_err()
     .to_string();
     assert!(err.contains("unknown GPU `9999`"), "{err}");
-    run(&[
+    // Depth 0 is refused by the argument parser.
+    Cli::try_parse_from([
         "pcsearch",
         "train",
         "--space",
@@ -386,6 +389,7 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
         "1070",
         "--depths",
         "0",
+        "--force",
     ])
     .unwrap_err();
 }

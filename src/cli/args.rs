@@ -1,5 +1,6 @@
 //! Argument groups shared by the commands.
 
+use super::bounds::{float_in, int_in, MAX_DEPTH, MAX_RUNS, MAX_SECONDS, MAX_SPLITS, MAX_THREADS};
 use crate::backend::{ClockCalibration, TimeModel};
 use crate::expert::Formula;
 use crate::search::profile::{Guidance, ZeroPolicy};
@@ -11,7 +12,7 @@ use std::path::PathBuf;
 #[command(name = "pcsearch", version, about)]
 pub struct Cli {
     /// Worker threads for repeated runs (default: all cores). Results do not depend on it.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = int_in(1, MAX_THREADS))]
     pub threads: Option<usize>,
     /// What to do.
     #[command(subcommand)]
@@ -216,13 +217,13 @@ pub struct SpaceArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Number of seeded runs.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = int_in(1, MAX_RUNS))]
     pub runs: usize,
     /// Master seed; every random choice of every run derives from it.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Give a run up after this many tests (default: twice the number of configurations).
-    #[arg(long)]
+    #[arg(long, value_parser = int_in(1, usize::MAX))]
     pub max_tests: Option<usize>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -239,23 +240,29 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 pub struct TimeArgs {
     /// Seconds to compile one configuration (files that record compilation times use theirs).
-    #[arg(long, default_value_t = TimeModel::default().compile_s)]
+    #[arg(long, default_value_t = TimeModel::default().compile_s, allow_negative_numbers = true,
+          value_parser = float_in(0.0, MAX_SECONDS))]
     pub compile_s: f64,
     /// Seconds each test spends besides compiling and running (buffer transfers, output check).
-    #[arg(long, default_value_t = TimeModel::default().test_overhead_s)]
+    #[arg(long, default_value_t = TimeModel::default().test_overhead_s, allow_negative_numbers = true,
+          value_parser = float_in(0.0, MAX_SECONDS))]
     pub test_overhead_s: f64,
     /// Timed kernel runs per test.
-    #[arg(long, default_value_t = TimeModel::default().runs_per_test)]
+    #[arg(long, default_value_t = TimeModel::default().runs_per_test, allow_negative_numbers = true,
+          value_parser = float_in(0.0, 1e6))]
     pub runs_per_test: f64,
     /// Extra kernel replays per profiled test (one per counter pass).
-    #[arg(long, default_value_t = TimeModel::default().profiling_passes)]
+    #[arg(long, default_value_t = TimeModel::default().profiling_passes, allow_negative_numbers = true,
+          value_parser = float_in(0.0, 1e4))]
     pub profiling_passes: f64,
     /// Fixed seconds of profiler set-up per profiled test.
-    #[arg(long, default_value_t = TimeModel::default().profiler_overhead_s)]
+    #[arg(long, default_value_t = TimeModel::default().profiler_overhead_s, allow_negative_numbers = true,
+          value_parser = float_in(0.0, MAX_SECONDS))]
     pub profiler_overhead_s: f64,
     /// Multiply every recorded kernel runtime by this in the clock (e.g. 64 for an all-pairs
     /// n-body on 8x the bodies); steps and reported runtimes do not change.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true,
+          value_parser = float_in(1e-6, 1e6))]
     pub runtime_scale: f64,
     /// Ignore per-configuration compilation times recorded in the file and use --compile-s everywhere.
     #[arg(long)]
@@ -384,19 +391,19 @@ pub struct SearchArgs {
     /// Smallest score treated as a real predicted change when mapping scores to weights (0: the
     /// paper's normalisation by the extreme scores alone; the default was chosen on all recorded
     /// files and cross-GPU pairs together, see the README).
-    #[arg(long, default_value_t = 0.004)]
+    #[arg(long, default_value_t = 0.004, allow_negative_numbers = true, value_parser = float_in(0.0, 1.0))]
     pub score_scale: f64,
     /// With `--guidance damping`: score scale of the damped arm.
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = 0.02, allow_negative_numbers = true, value_parser = float_in(0.0, 1.0))]
     pub damped_scale: f64,
     /// With a bandit: a plain test succeeds when its runtime is at most this times the best so far.
-    #[arg(long, default_value_t = 1.1)]
+    #[arg(long, default_value_t = 1.1, allow_negative_numbers = true, value_parser = float_in(1.0, 100.0))]
     pub success_factor: f64,
     /// Exponent factor per round without improvement (any guidance; `tempered` defaults to 0.5).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = float_in(0.0, 1.0))]
     pub decay: Option<f64>,
     /// With `--guidance local`: tuning parameters a neighbour of the best configuration may differ in.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = int_in(0usize, 1_000))]
     pub radius: usize,
     /// Trust in a model's prediction for a configuration outside its training range, per tuning
     /// parameter with a value the model never saw (1: trust fully; the default was chosen by
@@ -516,7 +523,7 @@ pub struct ExplainArgs {
     #[arg(long)]
     pub config: String,
     /// How many best-scored candidates to list.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = int_in(0, usize::MAX))]
     pub top: usize,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -552,13 +559,14 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Random 50/50 train/test splits evaluated per depth.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = int_in(1, MAX_SPLITS))]
     pub splits: usize,
     /// Comma-separated maximum tree depths to try.
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"
+        default_value = "2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
+        value_parser = int_in(1, MAX_DEPTH)
     )]
     pub depths: Vec<u16>,
     /// How the stored tree is chosen among the candidates.
@@ -602,10 +610,10 @@ pub struct TuneArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Stop after this many tests.
-    #[arg(long)]
+    #[arg(long, value_parser = int_in(1, usize::MAX))]
     pub budget: Option<usize>,
     /// Stop after this many seconds of testing.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = float_in(0.0, 1e7))]
     pub time: Option<f64>,
     #[command(flatten)]
     pub results: ResultFilesArgs,
@@ -621,6 +629,9 @@ pub struct RecordArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub results: ResultFilesArgs,
+    /// Replace --out if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Arguments of `matrix`.

@@ -12,10 +12,10 @@ use std::path::Path;
 pub fn check(args: &CheckArgs) -> Result<()> {
     let desc = KernelDescription::load(&args.kernel)?;
     let validation = validate(&desc)?;
-    print!("{}", report(&desc, &validation));
+    crate::out!("{}", report(&desc, &validation));
     if let Some(path) = &args.model {
         let model = check_model(path, &validation.space)?;
-        println!(
+        crate::outln!(
             "model {}: fits (kernel {} trained on {}, compute capability {}; predicts {} counters for all {} configurations)",
             path.display(),
             model.kernel(),

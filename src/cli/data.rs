@@ -18,7 +18,7 @@ pub fn fetch(args: &FetchArgs) -> Result<()> {
         manifest.set_url(name.trim(), url.trim())?;
     }
     let target = Lookup::from_env(args.data.data_dir.as_deref()).fetch_target();
-    println!(
+    crate::outln!(
         "data directory: {} (from {})",
         target.path.display(),
         target.origin.describe()
@@ -28,7 +28,7 @@ pub fn fetch(args: &FetchArgs) -> Result<()> {
         None => Origin::Network,
     };
     let report = fetch::fetch(&manifest, &target.path, origin)?;
-    print!("{}", describe(&report));
+    crate::out!("{}", describe(&report));
     let missing = report.missing();
     if missing.is_empty() {
         return Ok(());

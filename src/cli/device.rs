@@ -10,6 +10,6 @@ pub fn device(args: &DeviceArgs) -> Result<()> {
     libs::require_driver()?;
     let rules = Rules::builtin()?;
     let report = cuda::describe_device(args.gpu_index, &rules)?;
-    print!("{report}");
+    crate::out!("{report}");
     Ok(())
 }

@@ -4,7 +4,7 @@ use super::args::{ExplainArgs, Format, SearcherKind};
 use super::setup::{exact_counters, load_model, load_rules, predictions, resolve_device};
 use super::simulate::load_space;
 use crate::counters::Counter;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::expert::{analyze, react, ExpertOptions};
 use crate::search::profile::{raw_scores, weights, ScoreOptions};
 use crate::space::ConfigId;
@@ -17,6 +17,14 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
     let device = resolve_device(&dataset, &rules, args.expert.gpu.as_deref())?;
     let counters = exact_counters(&dataset, &rules, &device)?;
     let id = dataset.space.parse_assignment(&args.config)?;
+    if dataset.records[id].runtime_us.is_none() {
+        return Err(Error::invalid(format!(
+            "--config {}: this configuration failed in {} ({}), so it has no counters to explain; name one that ran",
+            dataset.space.describe(id),
+            dataset.source.display(),
+            dataset.records[id].failure.as_deref().unwrap_or("no runtime")
+        )));
+    }
     let model = load_model(&args.expert)?;
     let (predictions, generation) = predictions(
         &dataset,
@@ -90,7 +98,7 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
                 "trust": predictions.trust(c),
             })).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return Ok(());
     }
 
@@ -98,12 +106,14 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
         (Some(t), Some(r)) => format!("{t:>10.1} us {r:>6.2}x best"),
         _ => "    failed".to_string(),
     };
-    println!("configuration  {}", dataset.space.describe(id));
-    println!(
+    crate::outln!("configuration  {}", dataset.space.describe(id));
+    crate::outln!(
         "GPU            {} (CC {:.1}, {} SMs)",
-        device.name, device.compute_capability, device.multiprocessors
+        device.name,
+        device.compute_capability,
+        device.multiprocessors
     );
-    println!("runtime        {}", fmt_rt(id));
+    crate::outln!("runtime        {}", fmt_rt(id));
     if let Some(m) = &model {
         let range = if m.training_domain().is_none() {
             "unknown: the model file predates training ranges (retrain it to flag extrapolations)"
@@ -118,41 +128,43 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
                 outside(id)
             )
         };
-        println!("model          {range}");
+        crate::outln!("model          {range}");
     }
-    println!("\ncounters ({} map)", generation.name());
+    crate::outln!("\ncounters ({} map)", generation.name());
     for &c in Counter::ALL {
         let v = counters[id][c];
         if v.is_finite() {
-            println!("  {:<13} {:>16}  {}", c.short(), number(v), kind_label(c));
+            crate::outln!("  {:<13} {:>16}  {}", c.short(), number(v), kind_label(c));
         }
     }
     if let Some(note) = cache_resident_note(&counters[id]) {
-        println!("\nnote: {note}");
+        crate::outln!("\nnote: {note}");
     }
-    println!("\nbottlenecks (0 = none, 1 = saturated)");
+    crate::outln!("\nbottlenecks (0 = none, 1 = saturated)");
     let mut entries = bottlenecks.entries().to_vec();
     entries.sort_by(|a, b| b.1.total_cmp(&a.1));
     for (name, b) in entries.iter().filter(|(_, b)| *b > 0.0) {
-        println!("  {name:<18} {b:>6.3}  {}", bar(*b));
+        crate::outln!("  {name:<18} {b:>6.3}  {}", bar(*b));
     }
-    println!(
+    crate::outln!(
         "\nreaction: desired counter changes (ΔPC in {} counters, − decrease / + increase)",
         generation.name()
     );
     for (c, d) in delta.active() {
-        println!("  {:<13} {:>+7.3}", c.short(), d);
+        crate::outln!("  {:<13} {:>+7.3}", c.short(), d);
     }
-    println!(
+    crate::outln!(
         "\n{} best-scored candidates (score > 0 moves counters as asked)",
         ranked.len()
     );
-    println!(
+    crate::outln!(
         "  {:>8} {:>7}  {:<30}  configuration",
-        "score", "P(pick)", "recorded runtime"
+        "score",
+        "P(pick)",
+        "recorded runtime"
     );
     for &c in &ranked {
-        println!(
+        crate::outln!(
             "  {:>+8.4} {:>6.2}%  {:<30}  {}",
             raw[c],
             100.0 * w[c] / total,
@@ -161,7 +173,7 @@ pub fn explain(args: &ExplainArgs) -> Result<()> {
         );
         let why = outside(c);
         if !why.is_empty() {
-            println!(
+            crate::outln!(
                 "  {:>8} extrapolated, trust {:.2}: {why}",
                 "",
                 predictions.trust(c)

@@ -11,7 +11,7 @@ pub fn export(args: &ExportArgs) -> Result<()> {
     let dataset = load_space(&args.space)?;
     refuse_overwriting_input(&dataset.source, &args.out)?;
     data::write(&dataset, args.to.into(), &args.out)?;
-    println!(
+    crate::outln!(
         "wrote {} configurations ({} valid) of {} to {}",
         dataset.len(),
         dataset.valid_count(),
@@ -29,7 +29,7 @@ pub fn write_result_files(dataset: &Dataset, files: &ResultFilesArgs) -> Result<
     ] {
         if let Some(path) = path {
             data::write(dataset, format, path)?;
-            println!(
+            crate::outln!(
                 "wrote {} configurations to {}",
                 dataset.len(),
                 path.display()

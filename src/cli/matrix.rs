@@ -37,6 +37,11 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
             "matrix trains its own models: leave out --model",
         ));
     }
+    if let Some(gpu) = &args.expert.gpu {
+        return Err(Error::invalid(format!(
+            "matrix takes each file's GPU from its metadata or its name prefix (`2080-…`), so one --gpu {gpu} cannot name them all: leave out --gpu and rename the files"
+        )));
+    }
     let rules = load_rules(&args.expert.rules)?;
     let spaces = load_spaces(&args.spaces)?;
     if spaces.len() < 2 {
@@ -47,7 +52,15 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
     let mut gpus = Vec::new();
     let mut models = Vec::new();
     for dataset in &spaces {
-        let device = resolve_device(dataset, &rules, None)?;
+        let device = resolve_device(dataset, &rules, None).map_err(|_| {
+            Error::file(
+                &dataset.source,
+                format!(
+                    "cannot tell which GPU recorded this file: matrix reads it from the file's metadata or its name prefix (`2080-…`); rename the file after a device-table key ({}) or add the GPU with --devices FILE",
+                    rules.devices.keys().join(", ")
+                ),
+            )
+        })?;
         let train = TrainOptions {
             seed: args.train_seed,
             ..TrainOptions::default()
@@ -130,10 +143,10 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
         plot_summary(&dir.join("summary.svg"), &title, &scores)?;
     }
     if args.run.format == Format::Json {
-        print_json(&labels, &gpus, &spaces, &cells, &scores, args.run.seed);
+        print_json(&labels, &gpus, &spaces, &cells, &scores, args.run.seed)?;
     } else {
-        print_tables(&labels, &cells, searchers.len());
-        print_scores(&scores, cells.len(), "tuned/model pairs");
+        print_tables(&labels, &cells, searchers.len())?;
+        print_scores(&scores, cells.len(), "tuned/model pairs")?;
     }
     Ok(())
 }
@@ -183,25 +196,25 @@ fn space_labels(
     Ok(labels)
 }
 
-fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
+fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) -> Result<()> {
     for s in 1..searchers {
         let name = &cells[0].stats[s].0;
-        println!(
+        crate::outln!(
             "improvement over {} (mean steps) of {name}: rows space tuned, columns space of the model",
             cells[0].stats[0].0
         );
         let width = labels.iter().map(String::len).max().unwrap_or(0).max(8);
-        print!("{:<width$}", "tuned");
+        crate::out!("{:<width$}", "tuned");
         for l in labels {
-            print!(" {l:>width$}");
+            crate::out!(" {l:>width$}");
         }
-        println!();
+        crate::outln!();
         for (t, l) in labels.iter().enumerate() {
-            print!("{l:<width$}");
+            crate::out!("{l:<width$}");
             for c in cells.iter().filter(|c| c.tuned == t) {
-                print!(" {:>w$.2}x", c.improvement(s), w = width - 1);
+                crate::out!(" {:>w$.2}x", c.improvement(s), w = width - 1);
             }
-            println!();
+            crate::outln!();
         }
         let all: Vec<f64> = cells.iter().map(|c| c.improvement(s)).collect();
         let worst = cells
@@ -209,7 +222,7 @@ fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
             .min_by(|a, b| a.improvement(s).total_cmp(&b.improvement(s)))
             .map(|c| (c.improvement(s), &labels[c.tuned], &labels[c.model]));
         if let Some((w, t, m)) = worst {
-            println!(
+            crate::outln!(
                 "geometric mean {:.2}x; worst {:.2}x ({t} tuned with the {m} model); {} of {} pairs below 1x\n",
                 geometric_mean(&all),
                 w,
@@ -218,17 +231,17 @@ fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
             );
         }
     }
-    println!("steps per cell: mean / median / p90, and mean simulated seconds");
+    crate::outln!("steps per cell: mean / median / p90, and mean simulated seconds");
     let width = labels.iter().map(String::len).max().unwrap_or(0).max(8);
-    print!("{:<width$} {:<width$}", "tuned", "model");
+    crate::out!("{:<width$} {:<width$}", "tuned", "model");
     for (name, _) in &cells[0].stats {
-        print!(" {name:>28}");
+        crate::out!(" {name:>28}");
     }
-    println!();
+    crate::outln!();
     for c in cells {
-        print!("{:<width$} {:<width$}", labels[c.tuned], labels[c.model]);
+        crate::out!("{:<width$} {:<width$}", labels[c.tuned], labels[c.model]);
         for (_, s) in &c.stats {
-            print!(
+            crate::out!(
                 " {:>28}",
                 format!(
                     "{:.1} / {:.0} / {}, {:.1} s",
@@ -236,9 +249,10 @@ fn print_tables(labels: &[String], cells: &[Cell], searchers: usize) {
                 )
             );
         }
-        println!();
+        crate::outln!();
     }
-    println!();
+    crate::outln!();
+    Ok(())
 }
 
 fn print_json(
@@ -248,7 +262,7 @@ fn print_json(
     cells: &[Cell],
     scores: &[(String, SummaryScore)],
     seed: u64,
-) {
+) -> Result<()> {
     let cell_values: Vec<Value> = cells
         .iter()
         .map(|c| {
@@ -285,5 +299,6 @@ fn print_json(
         "summary": summary,
         "summary_score": scores_json(scores),
     });
-    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    Ok(())
 }

@@ -1,12 +1,14 @@
 //! Command-line interface: argument definitions and the commands they run.
 
 mod args;
+mod bounds;
 mod check;
 mod data;
 mod device;
 mod explain;
 mod export;
 mod matrix;
+mod out_file;
 mod record;
 pub mod setup;
 mod simulate;

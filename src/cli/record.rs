@@ -2,10 +2,11 @@
 
 use super::args::RecordArgs;
 use super::export::write_result_files;
+use super::out_file::OutFile;
 use super::tune::{open_journal, progress, run_live};
 use crate::backend::cuda::{libs, CudaBackend};
 use crate::backend::Measurement;
-use crate::data::{write_ktt_csv, Dataset, Record};
+use crate::data::{ktt_csv_bytes, Dataset, Record};
 use crate::error::{Error, Result};
 use crate::journal::{JournalEntry, JournalHeader};
 use crate::kernel::validate::validate;
@@ -173,6 +174,17 @@ pub fn measured_only(data: &Dataset) -> Dataset {
 /// `pcsearch record`.
 pub fn record(args: &RecordArgs) -> Result<()> {
     // Everything that can be checked without a GPU is checked before looking for the driver.
+    let journal = args
+        .live
+        .journal
+        .clone()
+        .unwrap_or_else(|| default_journal(&args.out));
+    let out = OutFile::reserve(
+        &args.out,
+        "--out",
+        &[args.live.kernel.as_path(), journal.as_path()],
+        args.force,
+    )?;
     let desc = KernelDescription::load(&args.live.kernel)?;
     let space = validate(&desc)?.space;
     libs::require_driver()?;
@@ -185,7 +197,7 @@ pub fn record(args: &RecordArgs) -> Result<()> {
     // Set up here, not at the first profiled test, so that the reason is said once up front.
     let profile = match backend.enable_profiling() {
         Ok(passes) => {
-            println!("counters: {passes} replay passes per configuration");
+            crate::outln!("counters: {passes} replay passes per configuration");
             true
         }
         Err(reason) => {
@@ -195,18 +207,14 @@ pub fn record(args: &RecordArgs) -> Result<()> {
             false
         }
     };
-    let path = args
-        .live
-        .journal
-        .clone()
-        .unwrap_or_else(|| default_journal(&args.out));
+    let path = journal;
     let mut open = open_journal(&path, &header, args.live.resume, &space)?;
-    println!(
+    crate::outln!(
         "pcsearch record: kernel {} on {}",
         desc.name,
         facts.summary()
     );
-    println!(
+    crate::outln!(
         "space: {} configurations of {} parameters; {}; journal {}",
         space.len(),
         space.parameters().len(),
@@ -237,12 +245,12 @@ pub fn record(args: &RecordArgs) -> Result<()> {
     if dropped > 0 {
         eprintln!("warning: {dropped} configurations ran but have no counters; recorded as failed");
     }
-    write_ktt_csv(&data, &args.out)?;
+    out.commit(&ktt_csv_bytes(&data).map_err(|e| Error::file(&args.out, e))?)?;
     write_result_files(&data, &args.results)?;
     if let Some(costs) = super::tune::phase_costs(&open.entries) {
-        println!("{costs}");
+        crate::outln!("{costs}");
     }
-    println!(
+    crate::outln!(
         "wrote {} configurations ({} valid, {} metrics each) to {}",
         data.len(),
         data.valid_count(),
@@ -255,6 +263,7 @@ pub fn record(args: &RecordArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::write_ktt_csv;
     use crate::data::{self, ReadOptions};
     use std::collections::BTreeMap;
 

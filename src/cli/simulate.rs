@@ -154,9 +154,9 @@ pub fn simulate(args: &SimulateArgs) -> Result<()> {
         args.run.seed,
         &StepStats::of(&results),
         json,
-    );
+    )?;
     if args.searcher == SearcherKind::Starchart && !json {
-        print_starchart_phases(&dataset, &args.run);
+        print_starchart_phases(&dataset, &args.run)?;
     }
     Ok(())
 }
@@ -168,7 +168,7 @@ fn model_label(expert: &ExpertArgs) -> Option<String> {
 
 /// Starchart's two phases as the paper's Table 8 reports them: tests to build the model, then
 /// tests in predicted order until a well-performing configuration.
-fn print_starchart_phases(dataset: &Arc<Dataset>, run: &RunArgs) {
+fn print_starchart_phases(dataset: &Arc<Dataset>, run: &RunArgs) -> Result<()> {
     let runtimes: Vec<Option<f64>> = dataset.records.iter().map(|r| r.runtime_us).collect();
     let (build, tuning) = starchart::phase_steps(
         &Arc::new(dataset.space.clone()),
@@ -176,7 +176,8 @@ fn print_starchart_phases(dataset: &Arc<Dataset>, run: &RunArgs) {
         dataset.well_performing_threshold(),
         (0..run.runs as u64).map(|i| experiment::derive_seed(run.seed, i)),
     );
-    println!("starchart phases (mean of {} runs): model build {build:.1} tests, tuning {tuning:.1} tests", run.runs);
+    crate::outln!("starchart phases (mean of {} runs): model build {build:.1} tests, tuning {tuning:.1} tests", run.runs);
+    Ok(())
 }
 
 /// `pcsearch compare`.
@@ -233,10 +234,11 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
             .map(|o| (o.name.clone(), o.stats.clone()))
             .collect();
         if !json {
-            bar.suspend(|| {
-                print_comparison(&facts, args.run.seed, &results);
-                println!();
-            });
+            bar.suspend(|| -> Result<()> {
+                print_comparison(&facts, args.run.seed, &results)?;
+                crate::outln!();
+                Ok(())
+            })?;
         }
         if let Some(dir) = &plots {
             let title = match &label {
@@ -262,6 +264,6 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
         );
         plot_summary(&dir.join("summary.svg"), &title, &scores)?;
     }
-    print_summary(&rows, &scores, args.run.seed, json);
+    print_summary(&rows, &scores, args.run.seed, json)?;
     Ok(())
 }

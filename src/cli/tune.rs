@@ -341,8 +341,8 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
     header.device = Some(facts.name.clone());
     let mut open = open_journal(&path, &header, args.live.resume, &space)?;
     let resumed = open.steps.len();
-    println!("pcsearch tune: kernel {} on {}", desc.name, facts.summary());
-    println!(
+    crate::outln!("pcsearch tune: kernel {} on {}", desc.name, facts.summary());
+    crate::outln!(
         "space: {} configurations of {} parameters; searcher {}, seed {}; journal {}",
         space.len(),
         space.parameters().len(),
@@ -355,12 +355,12 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
     // Replayed tests do not pass through the journal callback: start the bar where they end.
     bar.set_position(resumed.min(len as usize) as u64);
     let history = run_live(&mut backend, searcher.as_mut(), &stop, &mut open, &bar)?;
-    print!(
+    crate::out!(
         "{}",
         summary(&history, &space, resumed.min(history.steps.len()))
     );
     if let Some(costs) = phase_costs(&open.entries[resumed.min(open.entries.len())..]) {
-        println!("{costs}");
+        crate::outln!("{costs}");
     }
     if args.results.t4.is_some() || args.results.kernel_tuner.is_some() {
         let out = args

@@ -54,12 +54,8 @@ impl DatasetReader for KernelTunerCacheReader {
         "Kernel Tuner cache"
     }
 
-    fn accepts(&self, _path: &Path, head: &str) -> bool {
-        head.trim_start().starts_with('{') && head.contains("\"tune_params_keys\"")
-    }
-
-    fn read(&self, path: &Path, options: &ReadOptions) -> Result<Dataset> {
-        let raw = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    fn read(&self, path: &Path, bytes: &[u8], options: &ReadOptions) -> Result<Dataset> {
+        let raw = String::from_utf8_lossy(bytes);
         let (json_text, unclosed) = close_like_kernel_tuner(&raw);
         let file: File = serde_json::from_str(&json_text).map_err(|e| {
             Error::parse(

@@ -4,15 +4,17 @@
 //! a user never has to say what format a file is in.
 
 mod catalogue;
+mod detect;
 mod kernel_tuner;
 mod ktt_csv;
 mod ktt_json;
+mod limits;
 mod t4;
 mod values;
 
 pub use catalogue::is_known_non_parameter;
 pub use kernel_tuner::{write_kernel_tuner_cache, KernelTunerCacheReader};
-pub use ktt_csv::{write_ktt_csv, KttCsvReader};
+pub use ktt_csv::{ktt_csv_bytes, write_ktt_csv, KttCsvReader};
 pub use ktt_json::KttJsonReader;
 pub use t4::{write_t4, T4Reader};
 pub use values::ValueEncoding;
@@ -75,10 +77,8 @@ pub struct ReadOptions {
 pub trait DatasetReader {
     /// Short format name for messages.
     fn format(&self) -> &'static str;
-    /// Whether the file looks like this format, judged from its first bytes.
-    fn accepts(&self, path: &Path, head: &str) -> bool;
-    /// Reads the whole file.
-    fn read(&self, path: &Path, options: &ReadOptions) -> Result<Dataset>;
+    /// Reads a whole file's `bytes` (without a byte-order mark); `path` names it in messages.
+    fn read(&self, path: &Path, bytes: &[u8], options: &ReadOptions) -> Result<Dataset>;
 }
 
 /// A format pcsearch writes.
@@ -122,34 +122,39 @@ pub fn write_json(value: &serde_json::Value, path: &Path) -> Result<()> {
 
 /// Reads recorded data in any supported format.
 pub fn load(path: &Path, options: &ReadOptions) -> Result<Dataset> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(Error::file(path, "the file is empty"));
+    let bytes = crate::input::read_bounded(path, crate::input::MAX_SPACE_BYTES)?;
+    parse(path, &bytes, options)
+}
+
+/// Reads recorded data from the `bytes` of a file; `path` names it in messages.
+pub fn parse(path: &Path, bytes: &[u8], options: &ReadOptions) -> Result<Dataset> {
+    if let Some(wanted) = &options.parameters {
+        limits::check_names(wanted).map_err(|e| Error::invalid(format!("--parameters: {e}")))?;
     }
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
-    // Kernel Tuner caches are JSON too: the more specific reader goes first.
-    let readers: [&dyn DatasetReader; 4] = [
-        &KernelTunerCacheReader,
-        &T4Reader,
-        &KttJsonReader,
-        &KttCsvReader,
-    ];
-    let reader = readers
-        .into_iter()
-        .find(|r| r.accepts(path, &head))
-        .ok_or_else(|| {
-            Error::file(
-                path,
-                "unknown format: expected a KTT CSV (header with `Computation duration (us)`), KTT JSON output, a Kernel Tuner cache file or T4 results",
-            )
-        })?;
-    let dataset = reader.read(path, options)?;
+    let bytes = detect::strip_bom(bytes);
+    let reader: &dyn DatasetReader = match detect::detect(path, bytes)? {
+        detect::Format::KernelTuner => &KernelTunerCacheReader,
+        detect::Format::T4 => &T4Reader,
+        detect::Format::KttJson => &KttJsonReader,
+        detect::Format::KttCsv => &KttCsvReader,
+    };
+    let dataset = reader.read(path, bytes, options)?;
     dataset.validate()?;
     Ok(dataset)
 }
 
 impl Dataset {
     fn validate(&self) -> Result<()> {
+        limits::check_names(self.space.parameters())
+            .map_err(|e| Error::file(&self.source, format!("tuning parameters: {e}")))?;
+        for (id, record) in self.records.iter().enumerate() {
+            limits::check_record(record).map_err(|e| {
+                Error::file(
+                    &self.source,
+                    format!("configuration {}: {e}", self.space.describe(id)),
+                )
+            })?;
+        }
         if self.space.is_empty() {
             return Err(Error::file(&self.source, "no configurations in the file"));
         }

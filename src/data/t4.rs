@@ -94,15 +94,8 @@ impl DatasetReader for T4Reader {
         "T4 results"
     }
 
-    fn accepts(&self, _path: &Path, head: &str) -> bool {
-        head.trim_start().starts_with('{')
-            && head.contains("\"results\"")
-            && (head.contains("\"configuration\"") || head.contains("\"metadata\""))
-    }
-
-    fn read(&self, path: &Path, options: &ReadOptions) -> Result<Dataset> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        let file: File = serde_json::from_slice(&bytes)
+    fn read(&self, path: &Path, bytes: &[u8], options: &ReadOptions) -> Result<Dataset> {
+        let file: File = serde_json::from_slice(bytes)
             .map_err(|e| Error::parse(path, e.line(), format!("not a T4 results file: {e}")))?;
         let first = file
             .results

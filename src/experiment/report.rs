@@ -2,6 +2,7 @@
 
 use super::{StepStats, SummaryScore};
 use crate::data::Dataset;
+use crate::error::Result;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -53,16 +54,20 @@ fn merge(facts: &SpaceFacts, extra: Value) -> Value {
     v
 }
 
-fn print_facts(facts: &SpaceFacts) {
-    println!("space          {} ({})", facts.file, facts.kernel);
-    println!(
+fn print_facts(facts: &SpaceFacts) -> Result<()> {
+    crate::outln!("space          {} ({})", facts.file, facts.kernel);
+    crate::outln!(
         "configurations {} ({} valid), {} well-performing (<= 1.1 x best)",
-        facts.configurations, facts.valid, facts.well_performing
+        facts.configurations,
+        facts.valid,
+        facts.well_performing
     );
-    println!(
+    crate::outln!(
         "best           {:.1} us  {}",
-        facts.best_runtime_us, facts.best_configuration
+        facts.best_runtime_us,
+        facts.best_configuration
     );
+    Ok(())
 }
 
 fn stats_row(name: &str, s: &StepStats) -> String {
@@ -88,7 +93,7 @@ pub fn print_simulation(
     seed: u64,
     stats: &StepStats,
     json: bool,
-) {
+) -> Result<()> {
     let is_random = searcher == "random";
     if json {
         let mut v = merge(facts, json!({ "searcher": searcher, "seed": seed }));
@@ -98,15 +103,15 @@ pub fn print_simulation(
                 o.remove("expected_random_steps");
             }
         }
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        return;
+        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(());
     }
-    print_facts(facts);
-    println!("runs           {} (seed {seed})", stats.runs);
-    println!("{STATS_HEADER}");
-    println!("{}", stats_row(searcher, stats));
+    print_facts(facts)?;
+    crate::outln!("runs           {} (seed {seed})", stats.runs);
+    crate::outln!("{STATS_HEADER}");
+    crate::outln!("{}", stats_row(searcher, stats));
     if is_random {
-        println!(
+        crate::outln!(
             "exact expectation (N+1)/(K+1) = {:.2}  (measured mean {:.2}, {:+.1}%)",
             facts.expected_random_steps,
             stats.mean_steps,
@@ -114,33 +119,35 @@ pub fn print_simulation(
         );
     }
     if stats.not_found > 0 {
-        println!(
+        crate::outln!(
             "{} runs hit the test cap without a well-performing configuration",
             stats.not_found
         );
     }
+    Ok(())
 }
 
 /// Prints several searchers on one space with each one's improvement over the first, in steps
 /// and in simulated time.
-pub fn print_comparison(facts: &SpaceFacts, seed: u64, results: &[(String, StepStats)]) {
+pub fn print_comparison(facts: &SpaceFacts, seed: u64, results: &[(String, StepStats)]) -> Result<()> {
     let base = results.first().map_or(f64::NAN, |(_, s)| s.mean_steps);
     let base_time = results.first().map_or(f64::NAN, |(_, s)| s.mean_time_s);
-    print_facts(facts);
-    println!(
+    print_facts(facts)?;
+    crate::outln!(
         "runs           {} (seed {seed}); random without replacement needs (N+1)/(K+1) = {:.2}",
         results.first().map_or(0, |r| r.1.runs),
         facts.expected_random_steps
     );
-    println!("{STATS_HEADER}  improvement: steps   time");
+    crate::outln!("{STATS_HEADER}  improvement: steps   time");
     for (name, s) in results {
-        println!(
+        crate::outln!(
             "{}  {:>18.2}x {:>6.2}x",
             stats_row(name, s),
             base / s.mean_steps,
             base_time / s.mean_time_s
         );
     }
+    Ok(())
 }
 
 /// Each searcher's statistics as JSON, with its name and its improvement over the first searcher.
@@ -186,7 +193,7 @@ pub fn print_summary(
     scores: &[(String, SummaryScore)],
     seed: u64,
     json: bool,
-) {
+) -> Result<()> {
     let names: Vec<String> = rows
         .first()
         .map(|(_, r)| r.iter().map(|(n, _)| n.clone()).collect())
@@ -224,21 +231,21 @@ pub fn print_summary(
             "geometric_mean_time_improvement": by_name(&geo_time),
             "summary_score": scores_json(scores),
         });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        return;
+        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(());
     }
     if rows.len() < 2 {
-        print_scores(scores, rows.len(), "space");
-        return;
+        print_scores(scores, rows.len(), "space")?;
+        return Ok(());
     }
     for (what, by_time) in [("mean/median steps", false), ("mean seconds", true)] {
-        print!("{:<28} {:>6} {:>4}", "space", "N", "K");
+        crate::out!("{:<28} {:>6} {:>4}", "space", "N", "K");
         for n in &names {
-            print!(" {:>22}", format!("{n} {what}"));
+            crate::out!(" {:>22}", format!("{n} {what}"));
         }
-        println!();
+        crate::outln!();
         for (facts, results) in rows {
-            print!(
+            crate::out!(
                 "{:<28} {:>6} {:>4}",
                 short_name(&facts.file),
                 facts.configurations,
@@ -259,40 +266,42 @@ pub fn print_summary(
                         improvement(results, i)
                     )
                 };
-                print!(" {cell:>22}");
+                crate::out!(" {cell:>22}");
             }
-            println!();
+            crate::outln!();
         }
-        print!("{:<40}", "geometric mean of improvements");
+        crate::out!("{:<40}", "geometric mean of improvements");
         for g in if by_time { &geo_time } else { &geo_steps } {
-            print!(" {:>22}", format!("{g:.2}x"));
+            crate::out!(" {:>22}", format!("{g:.2}x"));
         }
-        println!("\n");
+        crate::outln!("\n");
     }
-    print_scores(scores, rows.len(), "spaces");
+    print_scores(scores, rows.len(), "spaces")?;
+    Ok(())
 }
 
 /// Prints each searcher's summary score over `spaces` spaces (or tuned/model pairs, as `what`
 /// says) and its curve at tenths of the budget.
-pub fn print_scores(scores: &[(String, SummaryScore)], spaces: usize, what: &str) {
-    println!(
+pub fn print_scores(scores: &[(String, SummaryScore)], spaces: usize, what: &str) -> Result<()> {
+    crate::outln!(
         "summary score over {spaces} {what}: performance relative to random search over each \
          space's budget (0 = random search, 1 = the optimum at once, < 0 worse than random)"
     );
-    println!("{:<18} {:>7} {:>7}", "searcher", "tests", "time");
+    crate::outln!("{:<18} {:>7} {:>7}", "searcher", "tests", "time");
     for (name, s) in scores {
-        println!("{name:<18} {:>7.3} {:>7.3}", s.tests, s.time);
+        crate::outln!("{name:<18} {:>7.3} {:>7.3}", s.tests, s.time);
     }
-    println!("curves at 10 %, 20 %, ..., 100 % of the budget");
+    crate::outln!("curves at 10 %, 20 %, ..., 100 % of the budget");
     for (name, s) in scores {
         for (what, curve) in [("tests", s.tests_by_tenths()), ("time", s.time_by_tenths())] {
-            print!("{:<24}", format!("{name} ({what})"));
+            crate::out!("{:<24}", format!("{name} ({what})"));
             for v in curve {
-                print!(" {v:>6.2}");
+                crate::out!(" {v:>6.2}");
             }
-            println!();
+            crate::outln!();
         }
     }
+    Ok(())
 }
 
 /// The summary scores as JSON: both numbers and both curves at tenths of the budget.

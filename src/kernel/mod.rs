@@ -110,7 +110,7 @@ pub struct KernelDescription {
 impl KernelDescription {
     /// Reads and validates a description file.
     pub fn load(path: &Path) -> Result<KernelDescription> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::input::read_text_bounded(path, crate::input::MAX_SMALL_FILE_BYTES)?;
         KernelDescription::parse(&text, path)
     }
 

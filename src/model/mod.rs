@@ -195,19 +195,34 @@ impl CounterModel {
         Ok(model)
     }
 
-    /// Writes the model as JSON.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        file::write(path, self)
+    /// The model file's content; a model that loading would refuse is not written.
+    pub fn to_file_bytes(&self) -> Result<Vec<u8>> {
+        let refuse = |e: String| Error::invalid(format!("{}: cannot be written: {e}", self.name()));
+        self.validate().map_err(refuse)?;
+        file::to_bytes(self).map_err(refuse)
     }
 
-    /// Reads a model file, refusing other formats, other versions and inconsistent content.
+    /// Writes the model as JSON.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        file::write(path, &self.to_file_bytes()?)
+    }
+
+    /// Reads a model file, refusing other formats, other versions, inconsistent content and
+    /// content changed after training.
     pub fn load(path: &Path) -> Result<CounterModel> {
-        let value = file::read(path)?;
-        let mut model: CounterModel = serde_json::from_value(value)
+        let bytes = crate::input::read_bounded(path, crate::input::MAX_MODEL_BYTES)?;
+        CounterModel::parse(path, &bytes)
+    }
+
+    /// [`CounterModel::load`] on the `bytes` of a file; `path` names it in messages.
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<CounterModel> {
+        let stored = file::parse(path, bytes)?;
+        let mut model: CounterModel = serde_json::from_value(stored.value.clone())
             .map_err(|e| Error::file(path, format!("malformed model: {e}")))?;
         model
             .validate()
             .map_err(|e| Error::file(path, format!("inconsistent model: {e}")))?;
+        stored.verify(path)?;
         model.origin = Some(path.to_path_buf());
         Ok(model)
     }
@@ -230,6 +245,16 @@ impl CounterModel {
         }
         if let Some(domain) = &self.domain {
             domain.validate(self.parameters.len())?;
+        }
+        if !self.gpu.compute_capability.is_finite() {
+            return Err("the compute capability is not a finite number".into());
+        }
+        for a in &self.accuracy {
+            let e = &a.errors;
+            let values = [a.mean, e.mae, e.rmse, e.relative_error, e.r2.unwrap_or(0.0)];
+            if values.iter().any(|v| !v.is_finite()) {
+                return Err(format!("the accuracy of {} is not finite", a.counter));
+            }
         }
         let mut seen = BTreeSet::new();
         for t in &self.trees {

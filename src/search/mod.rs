@@ -15,6 +15,7 @@ mod objective;
 pub mod profile;
 mod random;
 pub mod starchart;
+pub mod sampler;
 
 pub use basin_hopping::BasinHoppingFactory;
 pub use bayesian::BayesianFactory;
