@@ -11,6 +11,7 @@ use pcsearch::backend::{Measurement, TimeModel};
 use pcsearch::cli::setup::searcher_factory;
 use pcsearch::cli::{Cli, Command};
 use pcsearch::data::{self, ReadOptions};
+use pcsearch::datadir::Lookup;
 use pcsearch::experiment::{self, Repetition, StepStats};
 use pcsearch::search::bayesian::Bayesian;
 use pcsearch::search::Searcher;
@@ -19,24 +20,27 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-const GEMM: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/replay_data/ktt-paper/gemm-inputs/1070-gemm-128-128-128_output.csv"
-);
+/// The largest recorded space, inside the data directory.
+const GEMM: &str = "ktt-paper/gemm-inputs/1070-gemm-128-128-128_output.csv";
 
 fn seven_searchers(c: &mut Criterion) {
+    let Some(dir) = Lookup::from_env_at(None, Path::new(env!("CARGO_MANIFEST_DIR"))).find() else {
+        eprintln!("benches/baselines.rs: the recorded data set is missing; get it with `cargo run --release -- data fetch`");
+        return;
+    };
+    let gemm = dir.path.join(GEMM);
     let cli = Cli::parse_from([
         "pcsearch",
         "compare",
         "--space",
-        GEMM,
+        gemm.to_str().unwrap_or_default(),
         "--searchers",
         "random,profile,basin-hopping,dual-annealing,genetic,bayesian,starchart",
     ]);
     let Command::Compare(args) = cli.command else {
         unreachable!("parsed a compare command")
     };
-    let dataset = Arc::new(data::load(Path::new(GEMM), &ReadOptions::default()).expect("data"));
+    let dataset = Arc::new(data::load(&gemm, &ReadOptions::default()).expect("data"));
     let rep = Repetition {
         runs: 1000,
         seed: 1,

@@ -76,6 +76,7 @@ fn bowl() -> (Arc<Dataset>, usize) {
         metric_names: Vec::new(),
         records,
         warnings: Vec::new(),
+        input: None,
     };
     (Arc::new(dataset), optimum)
 }

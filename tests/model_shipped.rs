@@ -7,11 +7,6 @@ use pcsearch::model::{CounterModel, TrainOptions};
 use pcsearch::rules::Rules;
 use std::path::{Path, PathBuf};
 
-const DATA: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/replay_data/ktt-paper"
-);
-
 fn shipped(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("models")

@@ -72,6 +72,8 @@ fn dataset() -> impl Strategy<Value = Dataset> {
                         space,
                         metric_names: METRICS.iter().map(|m| m.to_string()).collect(),
                         records: kept,
+                        input: None,
+                        warnings: Vec::new(),
                     })
             },
         )

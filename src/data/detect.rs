@@ -44,13 +44,7 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<Format> {
                 let (closed, _) = super::kernel_tuner::close_like_kernel_tuner(&text);
                 match serde_json::from_str::<BTreeMap<String, IgnoredAny>>(&closed) {
                     Ok(keys) if keys.contains_key("tune_params_keys") => keys,
-                    _ => {
-                        return Err(Error::parse(
-                            path,
-                            e.line(),
-                            format!("not valid JSON: {e}"),
-                        ))
-                    }
+                    _ => return Err(Error::parse(path, e.line(), format!("not valid JSON: {e}"))),
                 }
             }
         };

@@ -16,6 +16,9 @@ pub fn expand(spec: &Path, lookup: &Lookup) -> Result<Vec<PathBuf>> {
         // Not a name: let the reader say the file does not exist, with the path as given.
         return Ok(vec![spec.to_path_buf()]);
     };
+    if text == "all" {
+        return all_recordings(lookup);
+    }
     let dir = lookup.require()?;
     let files = resolve(text, &dir.path)?;
     if files.is_empty() {
@@ -26,6 +29,33 @@ pub fn expand(spec: &Path, lookup: &Lookup) -> Result<Vec<PathBuf>> {
             available(&dir.path)
         )));
     }
+    Ok(files)
+}
+
+/// pcsearch's own recordings, kept in the repository (measured with `pcsearch record`), relative to
+/// the working directory.
+pub const OWN_RECORDINGS: &str = "replay_data/h100";
+
+/// `all`: every file of the data directory and pcsearch's own recordings. Without a data
+/// directory, the own recordings alone, so that a fresh clone still replays real data.
+fn all_recordings(lookup: &Lookup) -> Result<Vec<PathBuf>> {
+    let own = files_in(&lookup.base.join(OWN_RECORDINGS), "csv");
+    let Some(dir) = lookup.find().filter(|d| d.path.is_dir()) else {
+        if own.is_empty() {
+            lookup.require()?;
+        }
+        eprintln!(
+            "note: the recorded data set was not found, so `all` is pcsearch's own recordings in {OWN_RECORDINGS}; {}",
+            super::HOW_TO_GET
+        );
+        return Ok(own);
+    };
+    let mut files = resolve("all", &dir.path)?;
+    let known: Vec<PathBuf> = files.iter().filter_map(|f| f.canonicalize().ok()).collect();
+    files.extend(
+        own.into_iter()
+            .filter(|f| f.canonicalize().is_ok_and(|c| !known.contains(&c))),
+    );
     Ok(files)
 }
 
@@ -197,6 +227,33 @@ mod tests {
             ["ktt2/coulomb-2080ti.json"]
         );
         assert!(names("paper:coulomb/2080", d).is_empty());
+    }
+
+    #[test]
+    fn all_adds_pcsearchs_own_recordings_and_falls_back_to_them_alone() {
+        let root = tempfile::tempdir().unwrap();
+        let clone = root.path().join("pcsearch");
+        let own = clone.join(OWN_RECORDINGS).join("h100-transpose_output.csv");
+        std::fs::create_dir_all(own.parent().unwrap()).unwrap();
+        std::fs::write(&own, "x").unwrap();
+        let lookup = Lookup {
+            flag: None,
+            env: None,
+            base: clone.clone(),
+        };
+        // A fresh clone: no data set anywhere, the own recordings alone.
+        assert_eq!(
+            expand(Path::new("all"), &lookup).unwrap(),
+            std::slice::from_ref(&own)
+        );
+        // With the data set beside the clone: its files, then the own recordings.
+        let shared = root.path().join("shared/replay_data/ktt2");
+        std::fs::create_dir_all(&shared).unwrap();
+        std::fs::write(shared.join("coulomb-2080ti.json"), "x").unwrap();
+        let files = expand(Path::new("all"), &lookup).unwrap();
+        assert_eq!(files.len(), 2);
+        assert!(files[0].ends_with("ktt2/coulomb-2080ti.json"));
+        assert_eq!(files[1], own);
     }
 
     #[test]

@@ -129,7 +129,11 @@ pub fn print_simulation(
 
 /// Prints several searchers on one space with each one's improvement over the first, in steps
 /// and in simulated time.
-pub fn print_comparison(facts: &SpaceFacts, seed: u64, results: &[(String, StepStats)]) -> Result<()> {
+pub fn print_comparison(
+    facts: &SpaceFacts,
+    seed: u64,
+    results: &[(String, StepStats)],
+) -> Result<()> {
     let base = results.first().map_or(f64::NAN, |(_, s)| s.mean_steps);
     let base_time = results.first().map_or(f64::NAN, |(_, s)| s.mean_time_s);
     print_facts(facts)?;

@@ -14,8 +14,8 @@ mod local_descent;
 mod objective;
 pub mod profile;
 mod random;
-pub mod starchart;
 pub mod sampler;
+pub mod starchart;
 
 pub use basin_hopping::BasinHoppingFactory;
 pub use bayesian::BayesianFactory;
