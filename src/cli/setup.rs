@@ -257,7 +257,7 @@ mod tests {
 
     /// A model of one parameter X trained on X in {1, 2}: global size 100 and DRAM reads 7 everywhere.
     const MODEL: &str = r#"{
-  "format": "pcsearch-counter-model", "version": 2, "kernel": "k", "training_file": "t.csv",
+  "format": "pcsearch-counter-model", "version": 3, "kernel": "k", "training_file": "t.csv",
   "gpu": {"key": "1070", "name": "NVIDIA GeForce GTX 1070", "compute_capability": 6.1},
   "generation": "maxwell-pascal", "parameters": ["X"],
   "options": {"seed": 1, "splits": 10, "depths": [2], "selection": "refit"},
@@ -281,7 +281,8 @@ mod tests {
     fn known_launch_sizes_replace_predicted_ones_and_extrapolations_are_trusted_less() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.json");
-        std::fs::write(&path, MODEL).unwrap();
+        let value: serde_json::Value = serde_json::from_str(MODEL).unwrap();
+        std::fs::write(&path, crate::model::signed_model_bytes(&value).unwrap()).unwrap();
         let model = CounterModel::load(&path).unwrap();
         let mut space = TuningSpace::new(vec!["X".into()]);
         for x in [1.0, 2.0, 3.0] {
