@@ -12,10 +12,10 @@ mod tree;
 
 pub use accuracy::{CounterAccuracy, Errors};
 pub use domain::{Extrapolation, TrainingDomain};
-pub use file::{FORMAT, VERSION};
 /// Signs hand-written model JSON, so tests can write model files this build accepts.
 #[cfg(test)]
 pub(crate) use file::to_bytes as signed_model_bytes;
+pub use file::{FORMAT, VERSION};
 pub use train::{Selection, TrainOptions};
 pub use tree::{FlatTree, Node};
 
