@@ -2,7 +2,9 @@
 
 use crate::backend::TimeModel;
 use crate::expert::Formula;
-use crate::search::profile::{Guidance, ZeroPolicy};
+use crate::search::profile::{
+    Guidance, Restart, RestartPoint, RestartSchedule, SearchSettings, ZeroPolicy,
+};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -29,6 +31,8 @@ pub enum Command {
     Explain(ExplainArgs),
     /// For one benchmark recorded on several GPUs: train a model on each, tune each with each (Table 6).
     Matrix(MatrixArgs),
+    /// Leave-one-benchmark-out: choose the searcher's settings on all benchmarks but one, report on that one.
+    Holdout(HoldoutArgs),
     /// Train a counter model (decision trees from tuning parameters to counters) on a recorded space.
     Train(TrainArgs),
     /// Tune a kernel live on the GPU of this machine (NVRTC, CUDA events, CUPTI).
@@ -42,10 +46,13 @@ pub enum Command {
 pub enum SearcherKind {
     /// Random search without replacement.
     Random,
-    /// Profile-based search (expert system + counters) with the chosen `--guidance`.
+    /// Profile-based search (expert system + counters) with restarts: the default.
     Profile,
-    /// Profile-based search exactly as published (`--guidance paper`).
+    /// Profile-based search exactly as published.
     ProfilePaper,
+    /// The default before restarts, whatever the searcher knobs say: local search around the best
+    /// when nothing scores above zero, score scale 0.004, no restarts.
+    ProfileLocal,
 }
 
 impl SearcherKind {
@@ -55,6 +62,7 @@ impl SearcherKind {
             SearcherKind::Random => "random",
             SearcherKind::Profile => "profile",
             SearcherKind::ProfilePaper => "profile-paper",
+            SearcherKind::ProfileLocal => "profile-local",
         }
     }
 }
@@ -219,70 +227,75 @@ pub struct SearchArgs {
     /// Which counters take part in a candidate's score.
     #[arg(long, value_enum, default_value_t = ZeroPolicyArg::SkipZero)]
     pub zero_policy: ZeroPolicyArg,
-    /// How scores steer the search: `paper` as published, `fixed` without re-profiling known
-    /// configurations, `tempered` also fading guidance after rounds that find nothing better.
-    #[arg(long, value_enum, default_value_t = GuidanceArg::Local)]
-    pub guidance: GuidanceArg,
     /// Smallest score treated as a real predicted change when mapping scores to weights (0: the
-    /// paper's normalisation by the extreme scores alone; the default was chosen on all recorded
-    /// files and cross-GPU pairs together, see the README).
-    #[arg(long, default_value_t = 0.004)]
+    /// paper's normalisation by the extreme scores alone; chosen by `pcsearch holdout`, see
+    /// docs/transfer.md).
+    #[arg(long, default_value_t = SearchSettings::default_settings().score_scale)]
     pub score_scale: f64,
-    /// With `--guidance damping`: score scale of the damped arm.
-    #[arg(long, default_value_t = 0.02)]
-    pub damped_scale: f64,
-    /// With a bandit: a plain test succeeds when its runtime is at most this times the best so far.
-    #[arg(long, default_value_t = 1.1)]
-    pub success_factor: f64,
-    /// Exponent factor per round without improvement (any guidance; `tempered` defaults to 0.5).
-    #[arg(long)]
-    pub decay: Option<f64>,
-    /// With `--guidance local`: tuning parameters a neighbour of the best configuration may differ in.
+    /// Tuning parameters a neighbour of the best configuration may differ in, for the local search
+    /// that takes over when no candidate scores above zero.
     #[arg(long, default_value_t = 1)]
     pub radius: usize,
+    /// Rounds without a new best after which the search profiles a fresh configuration and follows
+    /// its counters, keeping everything tested (0: never restart; chosen by `pcsearch holdout`).
+    #[arg(long, default_value_t = default_restart().map_or(0, |r| r.after))]
+    pub restart_after: u32,
+    /// How the rounds before each restart grow: `fixed`, or `luby` (1, 1, 2, 1, 1, 2, 4, … times
+    /// --restart-after).
+    #[arg(long, value_enum, default_value_t = RestartScheduleArg::Fixed)]
+    pub restart_schedule: RestartScheduleArg,
+    /// Where a restart starts: a `random` unexplored configuration, or a `distant` one (differing
+    /// from the best in as many tuning parameters as possible).
+    #[arg(long, value_enum, default_value_t = RestartPointArg::Random)]
+    pub restart_from: RestartPointArg,
+}
+
+/// The restarts of the shipped default.
+fn default_restart() -> Option<Restart> {
+    SearchSettings::default_settings().guidance.restart
+}
+
+/// How the rounds before each restart grow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RestartScheduleArg {
+    /// The same number every time.
+    Fixed,
+    /// Luby's universal sequence.
+    Luby,
+}
+
+/// Where a restart starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RestartPointArg {
+    /// A random unexplored configuration.
+    Random,
+    /// An unexplored configuration far from the best.
+    Distant,
 }
 
 impl SearchArgs {
-    /// The guidance these arguments select.
-    pub fn guidance(&self) -> Guidance {
-        let mut guidance = match self.guidance {
-            GuidanceArg::Paper => Guidance::paper(),
-            GuidanceArg::Fixed => Guidance::fixed(),
-            GuidanceArg::Tempered => Guidance::tempered(self.decay.unwrap_or(0.5)),
-            GuidanceArg::Uniform => Guidance::uniform(),
-            GuidanceArg::Local => Guidance::local(self.radius),
-            GuidanceArg::Adaptive => Guidance::adaptive(self.radius),
-            GuidanceArg::Calibrated => Guidance::calibrated(self.radius),
-            GuidanceArg::Damping => {
-                Guidance::damping(self.radius, self.damped_scale, self.success_factor)
-            }
-        };
-        if let Some(decay) = self.decay {
-            guidance.stale_decay = Some(decay);
+    /// The searcher settings these arguments select.
+    pub fn settings(&self) -> SearchSettings {
+        let mut guidance = Guidance::local(self.radius);
+        if self.restart_after > 0 {
+            guidance.restart = Some(Restart {
+                after: self.restart_after,
+                schedule: match self.restart_schedule {
+                    RestartScheduleArg::Fixed => RestartSchedule::Fixed,
+                    RestartScheduleArg::Luby => RestartSchedule::Luby,
+                },
+                from: match self.restart_from {
+                    RestartPointArg::Random => RestartPoint::Random,
+                    RestartPointArg::Distant => RestartPoint::Distant,
+                },
+            });
         }
-        guidance
+        SearchSettings {
+            name: "profile".into(),
+            guidance,
+            score_scale: self.score_scale,
+        }
     }
-}
-
-/// Guidance modes of the profile-based searcher.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GuidanceArg {
-    /// As published.
-    Paper,
-    /// Never re-profile a configuration whose counters are known.
-    Fixed,
-    /// Also temper the exponent after rounds without improvement.
-    Tempered,
-    /// Uniform draws when no candidate scores above zero.
-    Uniform,
-    /// Draws near the best configuration when no candidate scores above zero.
-    Local,
-    /// `local`, plus a bandit that learns per run whether guided draws beat uniform ones.
-    Adaptive,
-    /// `local`, plus trust in each counter's predictions learnt from the profiled counters.
-    Calibrated,
-    /// `local`, plus a bandit between sharp and damped (score-scaled) weights.
-    Damping,
 }
 
 /// Arguments of `simulate`.
@@ -451,4 +464,38 @@ pub struct MatrixArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub expert: ExpertArgs,
+}
+
+/// Arguments of `holdout`.
+#[derive(Debug, Args)]
+pub struct HoldoutArgs {
+    /// Recorded spaces. Files with the same tuning parameters form one benchmark, named after the
+    /// folder of its first file; each file is tuned with its own counters and with a model trained
+    /// on each file of its benchmark.
+    #[arg(long, num_args = 1.., required = true)]
+    pub space: Vec<PathBuf>,
+    /// Spaces tuned only with their own counters: no model is trained on them or used for them.
+    #[arg(long, num_args = 1..)]
+    pub exact_only: Vec<PathBuf>,
+    /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
+    #[arg(long, value_delimiter = ',')]
+    pub parameters: Option<Vec<String>>,
+    /// Comma-separated candidate settings to weigh (`default` is the shipped default; default: the
+    /// whole grid of `docs/transfer.md`).
+    #[arg(long, value_delimiter = ',')]
+    pub candidates: Option<Vec<String>>,
+    /// Seeded runs per cell and seed.
+    #[arg(long, default_value_t = 300)]
+    pub runs: usize,
+    /// Comma-separated master seeds; every cell runs under each.
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    pub seeds: Vec<u64>,
+    /// Seed of model training.
+    #[arg(long, default_value_t = 1)]
+    pub train_seed: u64,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    #[command(flatten)]
+    pub rules: RulesArgs,
 }

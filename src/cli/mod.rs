@@ -2,6 +2,7 @@
 
 mod args;
 mod explain;
+mod holdout;
 mod matrix;
 mod record;
 mod setup;
@@ -27,6 +28,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Explain(a) => explain::explain(&a),
         Command::Train(a) => train::train(&a),
         Command::Matrix(a) => matrix::matrix(&a),
+        Command::Holdout(a) => holdout::holdout(&a),
         Command::Tune(a) => tune::tune(&a),
         Command::Record(a) => record::record(&a),
     }

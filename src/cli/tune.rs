@@ -37,7 +37,7 @@ pub fn build_searcher(
             }
             Ok(Box::new(RandomSearch::new(space.len(), seed)))
         }
-        SearcherKind::Profile | SearcherKind::ProfilePaper => {
+        SearcherKind::Profile | SearcherKind::ProfilePaper | SearcherKind::ProfileLocal => {
             let path = model.ok_or_else(|| {
                 Error::invalid(
                     "--searcher profile needs --model FILE (a model from `pcsearch train`, e.g. models/coulomb-1070.json)",

@@ -1,5 +1,6 @@
 //! Repeated, seeded searches over recorded data, and their statistics.
 
+pub mod holdout;
 mod report;
 mod stats;
 
