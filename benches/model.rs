@@ -3,6 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use pcsearch::data::{self, ReadOptions};
+use pcsearch::datadir::Lookup;
 use pcsearch::model::{CounterModel, TrainOptions};
 use pcsearch::rules::Rules;
 use pcsearch::space::TuningSpace;
@@ -10,7 +11,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
 
-const MTRAN: &str = "/work/shared/replay_data/ktt-paper/mtran/1070-mtran_output.csv";
+const MTRAN: &str = "ktt-paper/mtran/1070-mtran_output.csv";
 
 /// The first `limit` configurations of the cross product of `values`, over `names`.
 fn cross_product(names: &[String], values: &[Vec<f64>], limit: usize) -> TuningSpace {
@@ -28,7 +29,12 @@ fn cross_product(names: &[String], values: &[Vec<f64>], limit: usize) -> TuningS
 }
 
 fn model(c: &mut Criterion) {
-    let dataset = data::load(Path::new(MTRAN), &ReadOptions::default()).unwrap();
+    let Some(dir) = Lookup::from_env_at(None, Path::new(env!("CARGO_MANIFEST_DIR"))).find() else {
+        eprintln!("benches/model.rs: the recorded data set is missing; get it with `cargo run --release -- data fetch`");
+        return;
+    };
+    let dataset = data::load(&dir.path.join(MTRAN), &ReadOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
     let rules = Rules::builtin().unwrap();
     let gpu = rules.devices.by_key("1070").unwrap();
     let options = TrainOptions::default();

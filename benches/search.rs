@@ -7,20 +7,24 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use pcsearch::backend::TimeModel;
 use pcsearch::data::{self, ReadOptions};
+use pcsearch::datadir::Lookup;
 use pcsearch::experiment::{self, Repetition, StepStats};
 use pcsearch::search::RandomFactory;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-const MTRAN_680: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/replay_data/ktt-paper/mtran/680-mtran_output.csv"
-);
+const MTRAN_680: &str = "ktt-paper/mtran/680-mtran_output.csv";
 
 fn random_runs(c: &mut Criterion) {
-    let dataset =
-        Arc::new(data::load(Path::new(MTRAN_680), &ReadOptions::default()).expect("recorded data"));
+    let Some(dir) = Lookup::from_env_at(None, Path::new(env!("CARGO_MANIFEST_DIR"))).find() else {
+        eprintln!("benches/search.rs: the recorded data set is missing; get it with `cargo run --release -- data fetch`");
+        return;
+    };
+    let dataset = Arc::new(
+        data::load(&dir.path.join(MTRAN_680), &ReadOptions::default())
+            .unwrap_or_else(|e| panic!("{e}")),
+    );
     let factory = RandomFactory {
         size: dataset.len(),
     };

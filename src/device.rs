@@ -74,13 +74,27 @@ impl DeviceTable {
         let file: TableFile =
             toml::from_str(text).map_err(|e| Error::file(path, format!("malformed: {e}")))?;
         for d in &file.device {
-            if d.compute_capability < 1.0 || d.multiprocessors == 0 {
+            let cc_ok =
+                d.compute_capability.is_finite() && (1.0..=20.0).contains(&d.compute_capability);
+            let sm_ok = (1..=10_000).contains(&d.multiprocessors);
+            let cores_ok = d.fp32_cores_per_sm.is_none_or(|c| (1..=4096).contains(&c));
+            if !(cc_ok && sm_ok && cores_ok) {
                 return Err(Error::file(
                     path,
                     format!(
-                        "device `{}` has an impossible compute capability or SM count",
+                        "device `{}`: compute_capability must be from 1 to 20, multiprocessors from 1 to 10000 and fp32_cores_per_sm from 1 to 4096",
                         d.key
                     ),
+                ));
+            }
+        }
+        for a in &file.architecture {
+            let ok =
+                a.min_compute_capability.is_finite() && (1..=4096).contains(&a.fp32_cores_per_sm);
+            if !ok {
+                return Err(Error::file(
+                    path,
+                    "[[architecture]]: min_compute_capability must be a finite number and fp32_cores_per_sm from 1 to 4096",
                 ));
             }
         }

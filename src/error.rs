@@ -35,6 +35,9 @@ pub enum Error {
     /// A user-supplied value (option, configuration, parameter) is invalid.
     #[error("{0}")]
     Invalid(String),
+    /// Standard output could not be written (a closed pipe, a full disk).
+    #[error("cannot write the output: {0}")]
+    Output(#[source] std::io::Error),
     /// A GPU or driver facility is missing or failed.
     #[error("{0}")]
     Device(String),
@@ -64,6 +67,11 @@ impl Error {
             path: path.to_path_buf(),
             message: message.into(),
         }
+    }
+
+    /// Whether the error is a reader closing standard output early (`| head`): not a failure.
+    pub fn is_closed_pipe(&self) -> bool {
+        matches!(self, Error::Output(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
     }
 
     /// An invalid user value.

@@ -95,6 +95,18 @@ pub struct JournalEntry {
     /// Canonical counters by short name.
     #[serde(default)]
     pub counters: BTreeMap<String, f64>,
+    /// What NVRTC built (`sm_90` machine code, or `compute_90` PTX).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// Seconds spent compiling and loading (zero when the module was reused).
+    #[serde(default)]
+    pub compile_s: f64,
+    /// Seconds spent preparing, checking and timing runs.
+    #[serde(default)]
+    pub run_s: f64,
+    /// Seconds spent collecting counters.
+    #[serde(default)]
+    pub profile_s: f64,
     /// Wall time of the test, seconds.
     pub cost_s: f64,
     /// Time since the start of tuning (of the run that measured it), seconds.
@@ -130,6 +142,10 @@ impl JournalEntry {
                         .collect()
                 })
                 .unwrap_or_default(),
+            target: None,
+            compile_s: 0.0,
+            run_s: 0.0,
+            profile_s: 0.0,
             cost_s: m.cost_s,
             elapsed_s: step.elapsed_s,
         }
@@ -212,7 +228,7 @@ impl Journal {
 
     /// Reopens a journal, checks it was written for the same run, and reads its entries.
     pub fn resume(path: &Path, expected: &JournalHeader) -> Result<Resumed> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::input::read_text_bounded(path, crate::input::MAX_SPACE_BYTES)?;
         let mut warnings = Vec::new();
         // Only complete lines count: a kill mid-write leaves a last line without its newline.
         let complete = text.rfind('\n').map_or(0, |i| i + 1);

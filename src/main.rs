@@ -4,8 +4,14 @@ use clap::Parser;
 
 fn main() {
     let cli = pcsearch::cli::Cli::parse();
-    if let Err(e) = pcsearch::cli::run(cli) {
-        eprintln!("error: {e}");
-        std::process::exit(1);
+    let result = pcsearch::cli::run(cli).and_then(|()| pcsearch::output::flush_stdout());
+    match result {
+        Ok(()) => {}
+        // `pcsearch … | head`: the reader has what it wanted.
+        Err(e) if e.is_closed_pipe() => {}
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
     }
 }

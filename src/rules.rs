@@ -6,6 +6,7 @@
 use crate::counters::{CounterMap, Generation};
 use crate::device::DeviceTable;
 use crate::error::{Error, Result};
+use crate::input::{read_text_bounded, MAX_SMALL_FILE_BYTES};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -31,28 +32,61 @@ pub struct ReactionConstants {
 
 impl ReactionConstants {
     fn validate(&self, path: &Path) -> Result<()> {
-        let bad = |key: &str| Err(Error::file(path, format!("key `{key}` is out of range")));
-        if !(0.0..1.0).contains(&self.inst_reaction) {
-            return bad("inst_reaction");
-        }
-        if !(0.0..1.0).contains(&self.inst_reaction_compute_bound) {
-            return bad("inst_reaction_compute_bound");
-        }
-        if !self.exponent.is_finite() || self.exponent <= 0.0 {
-            return bad("exponent");
-        }
-        if !(-1.0..=0.0).contains(&self.cutoff) {
-            return bad("cutoff");
-        }
-        if !(0.0..1.0).contains(&self.floor) || self.floor == 0.0 {
-            return bad("floor");
-        }
-        if self.plain_tests_per_profile == 0 {
-            return bad("plain_tests_per_profile");
-        }
-        if self.threads_per_core.is_nan() || self.threads_per_core <= 0.0 {
-            return bad("threads_per_core");
-        }
+        let check = |key: &str, value: f64, ok: bool, range: &str| {
+            if ok && value.is_finite() {
+                Ok(())
+            } else {
+                Err(Error::file(
+                    path,
+                    format!("key `{key}` = {value} is out of range: it must be {range}"),
+                ))
+            }
+        };
+        let r = self;
+        check(
+            "inst_reaction",
+            r.inst_reaction,
+            (0.0..1.0).contains(&r.inst_reaction),
+            "from 0 to below 1",
+        )?;
+        check(
+            "inst_reaction_compute_bound",
+            r.inst_reaction_compute_bound,
+            (0.0..1.0).contains(&r.inst_reaction_compute_bound),
+            "from 0 to below 1",
+        )?;
+        // Weights are (1 + s)^exponent with 1 + s up to 2: beyond 64 they overflow to infinity.
+        check(
+            "exponent",
+            r.exponent,
+            r.exponent > 0.0 && r.exponent <= 64.0,
+            "above 0 and at most 64",
+        )?;
+        check(
+            "cutoff",
+            r.cutoff,
+            (-1.0..=0.0).contains(&r.cutoff),
+            "from -1 to 0",
+        )?;
+        check(
+            "floor",
+            r.floor,
+            r.floor > 0.0 && r.floor < 1.0,
+            "above 0 and below 1",
+        )?;
+        let tests = r.plain_tests_per_profile;
+        check(
+            "plain_tests_per_profile",
+            tests as f64,
+            (1..=1000).contains(&tests),
+            "a whole number from 1 to 1000",
+        )?;
+        check(
+            "threads_per_core",
+            r.threads_per_core,
+            r.threads_per_core > 0.0 && r.threads_per_core <= 1e6,
+            "above 0 and at most 1000000",
+        )?;
         Ok(())
     }
 }
@@ -96,11 +130,20 @@ impl Rules {
 
     /// Rules with files from `dir` overriding the compiled-in ones and `devices` merged in.
     pub fn load(dir: Option<&Path>, devices: Option<&Path>) -> Result<Rules> {
+        if let Some(dir) = dir {
+            if !dir.is_dir() {
+                return Err(Error::invalid(format!(
+                    "--rules {}: {}; it must name a directory of rules files (counters-*.toml, reaction.toml, devices.toml)",
+                    dir.display(),
+                    if dir.exists() { "not a directory" } else { "no such directory" }
+                )));
+            }
+        }
         let read = |name: &str| -> Result<(PathBuf, String)> {
             if let Some(dir) = dir {
                 let path = dir.join(name);
                 if path.exists() {
-                    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+                    let text = read_text_bounded(&path, MAX_SMALL_FILE_BYTES)?;
                     return Ok((path, text));
                 }
             }
@@ -134,7 +177,7 @@ impl Rules {
         let (path, text) = read("devices.toml")?;
         let mut table = DeviceTable::parse(&text, &path)?;
         if let Some(extra) = devices {
-            let text = std::fs::read_to_string(extra).map_err(|e| Error::io(extra, e))?;
+            let text = read_text_bounded(extra, MAX_SMALL_FILE_BYTES)?;
             table.merge(&text, extra)?;
         }
         Ok(Rules {

@@ -23,6 +23,9 @@ fn simulate(space: &str, extra: &[&str]) -> std::process::Output {
 
 #[test]
 fn json_output_is_one_object_with_stable_fields() {
+    if common::skip_without_data() {
+        return;
+    }
     let file = "ktt-paper/coulomb/680-coulomb_output.csv";
     let out = simulate(file, &["--runs", "1000", "--seed", "1", "--format", "json"]);
     assert!(
@@ -80,6 +83,9 @@ fn json_output_is_one_object_with_stable_fields() {
 
 #[test]
 fn same_seed_same_output_whatever_the_thread_count() {
+    if common::skip_without_data() {
+        return;
+    }
     let file = "ktt-paper/mtran/750-mtran_output.csv";
     let run = |threads: &str, seed: &str| {
         let out = simulate(
@@ -109,6 +115,9 @@ fn same_seed_same_output_whatever_the_thread_count() {
 
 #[test]
 fn table_output_prints_the_exact_expectation_beside_the_measured_mean() {
+    if common::skip_without_data() {
+        return;
+    }
     let out = simulate("ktt2/coulomb-2080ti.json", &["--runs", "200"]);
     assert!(
         out.status.success(),

@@ -1,5 +1,7 @@
 //! Bottlenecks and ΔPC of real recorded rows, one per counter generation, against values worked out
-//! here by hand from the raw CSV cells (DESIGN.md §3), independently of the crate's code.
+//! here by hand from the raw CSV cells (the formulas of the README's "How it works"), independently of the crate's code.
+
+mod common;
 
 use pcsearch::counters::{Counter, CounterValues, Generation};
 use pcsearch::data::{load, ReadOptions};
@@ -8,11 +10,7 @@ use pcsearch::rules::Rules;
 use std::path::PathBuf;
 
 fn data(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/replay_data/ktt-paper/"
-    ))
-    .join(rel)
+    common::replay_file("ktt-paper").join(rel)
 }
 
 struct Row {
@@ -45,6 +43,9 @@ fn options(r: &Row, compute_bound: bool, formula: Formula) -> ExpertOptions {
 
 #[test]
 fn kepler_gtx680_first_coulomb_row() {
+    if common::skip_without_data() {
+        return;
+    }
     // Line 2 of 680-coulomb_output.csv.
     let r = row(
         "coulomb/680-coulomb_output.csv",
@@ -117,6 +118,9 @@ fn kepler_gtx680_first_coulomb_row() {
 
 #[test]
 fn pascal_gtx1070_fp32_bound_row() {
+    if common::skip_without_data() {
+        return;
+    }
     // Line 98 of 1070-coulomb_output.csv: the FP32 bottleneck exceeds the 0.7 threshold.
     let r = row(
         "coulomb/1070-coulomb_output.csv",
@@ -166,6 +170,9 @@ fn pascal_gtx1070_fp32_bound_row() {
 
 #[test]
 fn turing_rtx2080_row_with_busy_special_function_units() {
+    if common::skip_without_data() {
+        return;
+    }
     // Line 14 of 2080-coulomb_output.csv (Nsight metric names, Volta+ scales).
     let r = row(
         "coulomb/2080-coulomb_output.csv",

@@ -79,9 +79,11 @@ fn space_with_failures(
         source: PathBuf::from("synthetic-trap"),
         kernel: "trap".into(),
         device_name: None,
+        input: None,
         space,
         metric_names: Vec::new(),
         records,
+        warnings: Vec::new(),
     };
     (Arc::new(dataset), counters)
 }

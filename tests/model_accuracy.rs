@@ -3,6 +3,8 @@
 //! A model is trained on a random half of a file and judged on the other half, which it never saw:
 //! exactly the situation of configurations outside the training data.
 
+mod common;
+
 use pcsearch::counters::{Counter, CounterValues, Generation};
 use pcsearch::data::{self, Dataset, ReadOptions};
 use pcsearch::model::{CounterModel, Errors, Selection, TrainOptions};
@@ -12,10 +14,8 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::path::Path;
 
-const DATA: &str = "/work/shared/replay_data/ktt-paper";
-
 fn load(bench: &str) -> Dataset {
-    let path = format!("{DATA}/{bench}/1070-{bench}_output.csv");
+    let path = common::replay_file(&format!("ktt-paper/{bench}/1070-{bench}_output.csv"));
     data::load(Path::new(&path), &ReadOptions::default()).unwrap()
 }
 
@@ -91,6 +91,9 @@ fn get(errors: &[(Counter, Errors)], c: Counter) -> Errors {
 /// nearly all of the variation between configurations the scorer relies on.
 #[test]
 fn instruction_counts_are_predicted_on_configurations_never_seen() {
+    if common::skip_without_data() {
+        return;
+    }
     let e = held_out("mtran", Selection::Refit, 99);
     let exe = get(&e, Counter::InstExe);
     assert!(exe.relative_error < 0.04, "mtran INST_EXE {exe:?}");
@@ -137,6 +140,9 @@ fn mean_held_out(bench: &str, selection: Selection) -> Vec<(Counter, Errors)> {
 #[test]
 #[ignore]
 fn report_accuracy() {
+    if common::skip_without_data() {
+        return;
+    }
     for bench in ["coulomb", "mtran"] {
         let refit = mean_held_out(bench, Selection::Refit);
         let best = mean_held_out(bench, Selection::BestCandidate);

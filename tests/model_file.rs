@@ -1,5 +1,7 @@
 //! Counter model files, space checks and prediction over configurations the model never saw.
 
+mod common;
+
 use clap::Parser;
 use pcsearch::cli::{self, Cli};
 use pcsearch::counters::{Counter, Generation};
@@ -9,10 +11,8 @@ use pcsearch::rules::Rules;
 use pcsearch::space::TuningSpace;
 use std::path::{Path, PathBuf};
 
-const DATA: &str = "/work/shared/replay_data/ktt-paper";
-
 fn file(bench: &str, gpu: &str) -> PathBuf {
-    PathBuf::from(format!("{DATA}/{bench}/{gpu}-{bench}_output.csv"))
+    common::replay_file(&format!("ktt-paper/{bench}/{gpu}-{bench}_output.csv"))
 }
 
 fn load(bench: &str, gpu: &str) -> Dataset {
@@ -42,6 +42,9 @@ const COULOMB_TPS: [&str; 8] = [
 
 #[test]
 fn saved_model_describes_itself_and_round_trips() {
+    if common::skip_without_data() {
+        return;
+    }
     let model = train("coulomb", "1070", 1);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("coulomb.json");
@@ -50,7 +53,7 @@ fn saved_model_describes_itself_and_round_trips() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(json["format"], "pcsearch-counter-model");
-    assert_eq!(json["version"], 1);
+    assert_eq!(json["version"], 2);
     assert_eq!(json["parameters"], serde_json::json!(COULOMB_TPS));
     assert_eq!(json["generation"], "maxwell-pascal");
     assert_eq!(json["gpu"]["key"], "1070");
@@ -84,6 +87,9 @@ fn saved_model_describes_itself_and_round_trips() {
 
 #[test]
 fn training_is_reproducible_from_its_seed() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let text = |m: &CounterModel, name: &str| {
         let p = dir.path().join(name);
@@ -97,6 +103,9 @@ fn training_is_reproducible_from_its_seed() {
 
 #[test]
 fn volta_training_skips_the_counter_it_has_no_metric_for() {
+    if common::skip_without_data() {
+        return;
+    }
     let model = train("coulomb", "2080", 1);
     assert_eq!(model.generation(), Generation::Volta);
     assert_eq!(model.skipped().len(), 1);
@@ -111,6 +120,9 @@ fn volta_training_skips_the_counter_it_has_no_metric_for() {
 
 #[test]
 fn a_space_with_other_parameters_is_refused_naming_the_difference() {
+    if common::skip_without_data() {
+        return;
+    }
     let model = train("coulomb", "1070", 1);
     let mut names: Vec<String> = COULOMB_TPS.iter().map(|s| s.to_string()).collect();
     names.retain(|n| n != "USE_SOA");
@@ -138,6 +150,9 @@ fn a_space_with_other_parameters_is_refused_naming_the_difference() {
 /// measured, and the model must map parameters by name.
 #[test]
 fn unseen_configurations_are_predicted_and_parameters_map_by_name() {
+    if common::skip_without_data() {
+        return;
+    }
     let model = train("coulomb", "1070", 1);
     let recorded = load("coulomb", "1070").space;
     let values = recorded.parameter_values();
@@ -161,6 +176,17 @@ fn unseen_configurations_are_predicted_and_parameters_map_by_name() {
             assert_eq!(v[*c].is_finite(), model.counters().contains(c), "{c}");
         }
     }
+    // Every value was seen, so only combinations are new: each of the 222 unrecorded ones has a
+    // pair of values never seen together; the recorded ones are inside the training range
+    // whatever the parameter order.
+    let flags = model.extrapolations(&space).unwrap();
+    assert!(flags.iter().all(|e| e.unseen_values.is_empty()));
+    assert_eq!(flags.iter().filter(|e| e.is_flagged()).count(), 222);
+    for id in 0..recorded.len() {
+        let mut reversed = recorded.config(id).to_vec();
+        reversed.reverse();
+        assert!(!flags[space.find(&reversed).unwrap()].is_flagged());
+    }
     // Recorded configurations get the same prediction whatever the parameter order.
     let direct = model.predict(&recorded).unwrap();
     for id in [0, 17, 209] {
@@ -175,7 +201,38 @@ fn unseen_configurations_are_predicted_and_parameters_map_by_name() {
 }
 
 #[test]
+fn version_1_files_load_and_predict_without_a_training_range() {
+    let model = train("coulomb", "1070", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v2.json");
+    model.save(&path).unwrap();
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert!(json["domain"]["values"].is_array());
+    let object = json.as_object_mut().unwrap();
+    object.remove("domain");
+    object.insert("version".into(), 1.into());
+    let old = dir.path().join("v1.json");
+    std::fs::write(&old, serde_json::to_string(&json).unwrap()).unwrap();
+    let loaded = CounterModel::load(&old).unwrap();
+    assert!(loaded.training_domain().is_none());
+    let space = &load("coulomb", "1070").space;
+    assert_eq!(
+        format!("{:?}", loaded.predict(space).unwrap()),
+        format!("{:?}", model.predict(space).unwrap())
+    );
+    assert!(loaded
+        .extrapolations(space)
+        .unwrap()
+        .iter()
+        .all(|e| !e.is_flagged()));
+}
+
+#[test]
 fn broken_model_files_are_refused_naming_the_file() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.json");
     train("coulomb", "1070", 1).save(&good).unwrap();
@@ -191,9 +248,9 @@ fn broken_model_files_are_refused_naming_the_file() {
         err.contains("bad.json") && err.contains("not valid JSON"),
         "{err}"
     );
-    let err = err_of(&text.replacen("\"version\": 1", "\"version\": 2", 1));
+    let err = err_of(&text.replacen("\"version\": 2", "\"version\": 3", 1));
     assert!(
-        err.contains("bad.json") && err.contains("version 2 is not supported"),
+        err.contains("bad.json") && err.contains("version 3 is not supported"),
         "{err}"
     );
     let err = err_of(&text.replacen(
@@ -237,6 +294,9 @@ fn broken_model_files_are_refused_naming_the_file() {
 
 #[test]
 fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("models/m.json");
     let run = |args: &[&str]| cli::run(Cli::parse_from(args));
@@ -262,6 +322,25 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
     assert_eq!(model.options().seed, 3);
     assert_eq!(model.options().depths, [2, 4, 8]);
     assert_eq!(model.gpu().key, "1070");
+    let err = run(&[
+        "pcsearch",
+        "train",
+        "--space",
+        space.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("m.json") && err.contains("exists already") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(
+        CounterModel::load(&out).unwrap().options().seed,
+        3,
+        "left as it was"
+    );
 
     // A copy whose name does not start with a GPU key.
     let anonymous = dir.path().join("coulomb.csv");
@@ -271,8 +350,10 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
         "train",
         "--space",
         anonymous.to_str().unwrap(),
+        "--force",
         "--out",
         out.to_str().unwrap(),
+        "--force",
     ])
     .unwrap_err()
     .to_string();
@@ -285,25 +366,30 @@ fn train_command_writes_a_model_and_asks_for_the_gpu_when_it_cannot_tell() {
         "train",
         "--space",
         anonymous.to_str().unwrap(),
+        "--force",
         "--out",
         out.to_str().unwrap(),
         "--gpu",
         "9999",
+        "--force",
     ])
     .unwrap_err()
     .to_string();
     assert!(err.contains("unknown GPU `9999`"), "{err}");
-    run(&[
+    // Depth 0 is refused by the argument parser.
+    Cli::try_parse_from([
         "pcsearch",
         "train",
         "--space",
         anonymous.to_str().unwrap(),
+        "--force",
         "--out",
         out.to_str().unwrap(),
         "--gpu",
         "1070",
         "--depths",
         "0",
+        "--force",
     ])
     .unwrap_err();
 }

@@ -1,5 +1,7 @@
 //! The models shipped in `models/` are exactly what `pcsearch train` makes from the GTX 1070 files.
 
+mod common;
+
 use pcsearch::data::{self, ReadOptions};
 use pcsearch::model::{CounterModel, TrainOptions};
 use pcsearch::rules::Rules;
@@ -13,11 +15,14 @@ fn shipped(name: &str) -> PathBuf {
 
 #[test]
 fn shipped_models_are_reproduced_by_training_with_the_default_options() {
+    if common::skip_without_data() {
+        return;
+    }
     let rules = Rules::builtin().unwrap();
     let gpu = rules.devices.by_key("1070").unwrap();
     let dir = tempfile::tempdir().unwrap();
     for (bench, tps) in [("coulomb", 8), ("mtran", 9)] {
-        let path = format!("/work/shared/replay_data/ktt-paper/{bench}/1070-{bench}_output.csv");
+        let path = common::replay_file(&format!("ktt-paper/{bench}/1070-{bench}_output.csv"));
         let dataset = data::load(Path::new(&path), &ReadOptions::default()).unwrap();
         let model = CounterModel::train(&dataset, &rules, &gpu, &TrainOptions::default()).unwrap();
         let fresh = dir.path().join("m.json");
@@ -26,7 +31,7 @@ fn shipped_models_are_reproduced_by_training_with_the_default_options() {
         let text = std::fs::read_to_string(shipped(&name)).unwrap();
         assert!(
             text == std::fs::read_to_string(&fresh).unwrap(),
-            "models/{name} is stale: retrain it as docs/model.md says"
+            "models/{name} is stale: retrain it as the README's \"Shipped models\" section says"
         );
         assert!(
             text.len() < 1 << 20,
@@ -41,7 +46,7 @@ fn shipped_models_are_reproduced_by_training_with_the_default_options() {
         // The point of shipping it: the spaces recorded on the other GPUs are predicted.
         for other in ["680", "750", "2080"] {
             let path =
-                format!("/work/shared/replay_data/ktt-paper/{bench}/{other}-{bench}_output.csv");
+                common::replay_file(&format!("ktt-paper/{bench}/{other}-{bench}_output.csv"));
             let space = data::load(Path::new(&path), &ReadOptions::default())
                 .unwrap()
                 .space;

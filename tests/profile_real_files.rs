@@ -2,10 +2,10 @@
 //! shipped GTX 1070 models, `explain`, and refused inputs. Every file and cross-GPU pair under
 //! seeds 1, 2 and 3 is checked in `transfer.rs`. Figures are deterministic for `--seed 1`.
 
+mod common;
+
 use serde_json::Value;
 use std::process::Command;
-
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/replay_data");
 
 fn pcsearch(args: &[&str]) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_pcsearch"))
@@ -22,14 +22,9 @@ fn pcsearch(args: &[&str]) -> Value {
 }
 
 fn file(bench: &str, gpu: &str) -> String {
-    format!("{DATA}/ktt-paper/{bench}/{gpu}-{bench}_output.csv")
-}
-
-fn searcher<'a>(entry: &'a Value, name: &str) -> &'a Value {
-    entry["searchers"]
-        .as_array()
-        .and_then(|s| s.iter().find(|x| x["searcher"] == name))
-        .unwrap_or_else(|| panic!("no {name} in {entry}"))
+    common::replay_file(&format!("ktt-paper/{bench}/{gpu}-{bench}_output.csv"))
+        .display()
+        .to_string()
 }
 
 fn number(v: &Value, key: &str) -> f64 {
@@ -38,6 +33,9 @@ fn number(v: &Value, key: &str) -> f64 {
 
 #[test]
 fn the_shipped_1070_model_steers_tuning_on_the_gtx680() {
+    if common::skip_without_data() {
+        return;
+    }
     let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/mtran-1070.json");
     let space = file("mtran", "680");
     let report = pcsearch(&[
@@ -69,6 +67,9 @@ fn failure(args: &[&str]) -> String {
 
 #[test]
 fn mismatched_models_and_counter_sources_are_refused_with_the_reason() {
+    if common::skip_without_data() {
+        return;
+    }
     let mtran_model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/mtran-1070.json");
     let coulomb = file("coulomb", "680");
     let err = failure(&[
@@ -120,6 +121,9 @@ fn mismatched_models_and_counter_sources_are_refused_with_the_reason() {
 
 #[test]
 fn explain_reads_the_papers_manual_tuning_example() {
+    if common::skip_without_data() {
+        return;
+    }
     // Paper §2.3: the first Coulomb configuration on the GTX 680 is L2-read and FP32 heavy; reusing
     // loaded atoms over more z iterations is the cure.
     let space = file("coulomb", "680");
@@ -153,6 +157,9 @@ fn explain_reads_the_papers_manual_tuning_example() {
 
 #[test]
 fn matrix_needs_two_gpus_and_trains_its_own_models() {
+    if common::skip_without_data() {
+        return;
+    }
     let one = file("coulomb", "680");
     let err = failure(&["matrix", "--space", &one]);
     assert!(err.contains("at least two GPUs"), "{err}");

@@ -297,6 +297,9 @@ fn assert_clean_failure(out: &std::process::Output, wanted: &[&str]) {
 
 #[test]
 fn cli_unknown_searcher_is_named() {
+    if common::skip_without_data() {
+        return;
+    }
     let space = common::replay_file("ktt-paper/coulomb/680-coulomb_output.csv");
     let out = pcsearch(&[
         "simulate",
@@ -332,6 +335,9 @@ fn cli_bad_file_errors_name_file_and_line() {
 
 #[test]
 fn cli_zero_runs_is_an_error() {
+    if common::skip_without_data() {
+        return;
+    }
     let space = common::replay_file("ktt-paper/coulomb/680-coulomb_output.csv");
     let out = pcsearch(&[
         "simulate",
@@ -345,6 +351,9 @@ fn cli_zero_runs_is_an_error() {
 
 #[test]
 fn test_cap_is_honoured_and_zero_is_rejected() {
+    if common::skip_without_data() {
+        return;
+    }
     let d = common::load("ktt-paper/mtran/680-mtran_output.csv");
     let factory = pcsearch::search::RandomFactory { size: d.len() };
     let mut rep = pcsearch::experiment::Repetition {

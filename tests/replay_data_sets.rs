@@ -1,4 +1,4 @@
-//! Facts of every recorded file in ../shared/replay_data, and random search replayed on them.
+//! Facts of every recorded file of the data directory, and random search replayed on them.
 //!
 //! The expected numbers were computed independently of pcsearch, once, by a short Python script
 //! (`csv.DictReader` over each CSV, reading `Computation duration (us)` and the tuning-parameter
@@ -117,6 +117,9 @@ const FILES: [Expected; 9] = [
 
 #[test]
 fn every_file_reads_with_the_independently_computed_facts() {
+    if common::skip_without_data() {
+        return;
+    }
     for e in &FILES {
         let d = load(e.file);
         let facts = SpaceFacts::of(&d);
@@ -161,6 +164,9 @@ fn every_file_reads_with_the_independently_computed_facts() {
 
 #[test]
 fn tuning_parameters_and_kernels_are_told_apart_by_name() {
+    if common::skip_without_data() {
+        return;
+    }
     let tps = |list: &str| list.split(',').map(str::to_string).collect::<Vec<_>>();
     for gpu in ["680", "750", "1070", "2080"] {
         let c = load(&format!("ktt-paper/coulomb/{gpu}-coulomb_output.csv"));
@@ -197,6 +203,9 @@ fn tuning_parameters_and_kernels_are_told_apart_by_name() {
 
 #[test]
 fn the_gtx_680_lacks_columns_and_is_still_read_by_name() {
+    if common::skip_without_data() {
+        return;
+    }
     let k680 = load("ktt-paper/coulomb/680-coulomb_output.csv");
     let k1070 = load("ktt-paper/coulomb/1070-coulomb_output.csv");
     assert_eq!(k680.space.parameters(), k1070.space.parameters());
@@ -243,6 +252,9 @@ fn the_gtx_680_lacks_columns_and_is_still_read_by_name() {
 
 #[test]
 fn random_mean_over_1000_runs_is_within_5_percent_of_the_exact_expectation() {
+    if common::skip_without_data() {
+        return;
+    }
     for e in &FILES {
         let d = load(e.file);
         let stats = StepStats::of(&random_runs(&d, 1000, 1));
@@ -278,6 +290,9 @@ fn random_mean_over_1000_runs_is_within_5_percent_of_the_exact_expectation() {
 /// ≤ 0.7 %) and a 2.5 % bound, which an off-by-one in the step count fails on the small spaces.
 #[test]
 fn random_mean_over_20000_runs_is_within_2_5_percent_of_the_exact_expectation() {
+    if common::skip_without_data() {
+        return;
+    }
     for e in &FILES {
         let d = load(e.file);
         let stats = StepStats::of(&random_runs(&d, 20_000, 2021));
@@ -295,6 +310,9 @@ fn random_mean_over_20000_runs_is_within_2_5_percent_of_the_exact_expectation() 
 
 #[test]
 fn runs_are_reproducible_whatever_the_thread_count() {
+    if common::skip_without_data() {
+        return;
+    }
     let in_pool = |threads: usize, d: &std::sync::Arc<pcsearch::data::Dataset>, seed: u64| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

@@ -4,11 +4,11 @@
 //! tests below. Runs are deterministic for their seeds; bounds leave a margin below the measured
 //! values quoted in docs/transfer.md.
 
+mod common;
+
 use serde_json::Value;
 use std::process::Command;
 use std::sync::OnceLock;
-
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/replay_data");
 
 /// The holdout report of random search, the published searcher and the default on every cell.
 fn report() -> &'static Value {
@@ -17,11 +17,16 @@ fn report() -> &'static Value {
         let mut args = vec!["holdout".to_string(), "--space".to_string()];
         for bench in ["coulomb", "mtran", "nbody"] {
             for gpu in ["680", "750", "1070", "2080"] {
-                args.push(format!("{DATA}/ktt-paper/{bench}/{gpu}-{bench}_output.csv"));
+                let file = format!("ktt-paper/{bench}/{gpu}-{bench}_output.csv");
+                args.push(common::replay_file(&file).display().to_string());
             }
         }
         args.push("--exact-only".into());
-        args.push(format!("{DATA}/ktt2/coulomb-2080ti.json"));
+        args.push(
+            common::replay_file("ktt2/coulomb-2080ti.json")
+                .display()
+                .to_string(),
+        );
         for a in [
             "--candidates",
             "default",
@@ -98,6 +103,9 @@ fn geometric_mean(values: impl Iterator<Item = f64>) -> f64 {
 
 #[test]
 fn every_cell_of_every_benchmark_is_run_under_three_seeds() {
+    if common::skip_without_data() {
+        return;
+    }
     let cells = cells();
     assert_eq!(cells.len(), 3 * (13 + 48));
     for bench in ["coulomb", "mtran", "nbody"] {
@@ -110,4 +118,89 @@ fn every_cell_of_every_benchmark_is_run_under_three_seeds() {
         let exact_files = if bench == "coulomb" { 5 } else { 4 };
         assert_eq!((of(true), of(false)), (3 * exact_files, 3 * 16), "{bench}");
     }
+}
+
+/// How far above the published searcher's median the default's may be: 10 %, and a margin.
+const MEDIAN_BOUND: f64 = 1.1;
+
+/// Cells where the default is allowed below random search: the RTX 2080 transposition space tuned
+/// with the GTX 680 and GTX 1070 models, where the published searcher is below it too (0.74-0.86x)
+/// and random search is close to the best any searcher does (docs/transfer.md).
+fn known_exception(c: &Cell) -> bool {
+    c.benchmark == "mtran" && c.tuned == "2080" && (c.counters == "680" || c.counters == "1070")
+}
+
+#[test]
+fn the_default_never_loses_to_random_search_and_keeps_the_published_median() {
+    if common::skip_without_data() {
+        return;
+    }
+    for c in cells() {
+        let floor = if known_exception(&c) { 0.8 } else { 1.0 };
+        assert!(
+            c.improvement() >= floor,
+            "{}: {:.3}x random (mean {} vs {})",
+            c.name(),
+            c.improvement(),
+            c.mean,
+            c.random_mean
+        );
+        assert!(
+            c.median <= MEDIAN_BOUND * c.paper_median,
+            "{}: median {} vs the published searcher's {}",
+            c.name(),
+            c.median,
+            c.paper_median
+        );
+    }
+}
+
+#[test]
+fn n_body_with_exact_counters_reaches_one_and_a_half_times_random_on_every_gpu() {
+    if common::skip_without_data() {
+        return;
+    }
+    let cells = cells();
+    let nbody: Vec<&Cell> = cells
+        .iter()
+        .filter(|c| c.benchmark == "nbody" && c.counters == "exact")
+        .collect();
+    assert_eq!(nbody.len(), 12);
+    for c in nbody {
+        assert!(
+            c.improvement() >= 1.5,
+            "{}: {:.3}x",
+            c.name(),
+            c.improvement()
+        );
+    }
+}
+
+#[test]
+fn coulomb_and_transposition_keep_their_geometric_means() {
+    if common::skip_without_data() {
+        return;
+    }
+    let cells = cells();
+    let geo = |bench: &str, exact: bool| {
+        geometric_mean(
+            cells
+                .iter()
+                .filter(|c| {
+                    c.benchmark == bench && (c.counters == "exact") == exact && c.tuned != "2080ti"
+                })
+                .map(Cell::improvement),
+        )
+    };
+    // Before restarts: 3.33x and 2.30x across GPUs; within 5 %.
+    assert!(
+        geo("coulomb", false) >= 0.95 * 3.33,
+        "{}",
+        geo("coulomb", false)
+    );
+    assert!(
+        geo("mtran", false) >= 0.95 * 2.30,
+        "{}",
+        geo("mtran", false)
+    );
 }

@@ -3,10 +3,12 @@
 //! The tuning loop talks to a [`Backend`]; searchers never see it. Replay answers from recorded data,
 //! the CUDA backend from a real GPU.
 
+mod calibration;
 pub mod cuda;
 mod replay;
 mod time_model;
 
+pub use calibration::ClockCalibration;
 pub use replay::ReplayBackend;
 pub use time_model::TimeModel;
 

@@ -1,6 +1,7 @@
 //! Argument groups shared by the commands.
 
-use crate::backend::TimeModel;
+use super::bounds::{float_in, int_in, MAX_DEPTH, MAX_RUNS, MAX_SECONDS, MAX_SPLITS, MAX_THREADS};
+use crate::backend::{ClockCalibration, TimeModel};
 use crate::expert::Formula;
 use crate::search::profile::{
     Guidance, Restart, RestartPoint, RestartSchedule, SearchSettings, ZeroPolicy,
@@ -13,7 +14,7 @@ use std::path::PathBuf;
 #[command(name = "pcsearch", version, about)]
 pub struct Cli {
     /// Worker threads for repeated runs (default: all cores). Results do not depend on it.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = int_in(1, MAX_THREADS))]
     pub threads: Option<usize>,
     /// What to do.
     #[command(subcommand)]
@@ -39,6 +40,116 @@ pub enum Command {
     Tune(TuneArgs),
     /// Measure and profile every configuration of a kernel on this GPU and write replay data.
     Record(RecordArgs),
+    /// Show what pcsearch reads from this machine's GPU: facts, CUDA libraries, counter support.
+    Device(DeviceArgs),
+    /// Validate a kernel description, and a model's fit to its space, without a GPU or driver.
+    Check(CheckArgs),
+    /// Convert a recorded space to T4 results, a Kernel Tuner cache or KTT CSV.
+    Export(ExportArgs),
+    /// Get the recorded data set: `pcsearch data fetch` downloads and verifies it.
+    #[command(subcommand)]
+    Data(DataCommand),
+}
+
+/// Arguments of `device`.
+#[derive(Debug, Args)]
+pub struct DeviceArgs {
+    /// CUDA device ordinal of the GPU to describe.
+    #[arg(long, default_value_t = 0)]
+    pub gpu_index: usize,
+}
+
+/// Arguments of `check`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example: pcsearch check --kernel examples/coulomb/coulomb.toml")]
+pub struct CheckArgs {
+    /// Kernel description file (TOML; see the README, "Tuning on your GPU").
+    #[arg(long)]
+    pub kernel: PathBuf,
+    /// Counter model (from `pcsearch train`) to check against the kernel's space.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+}
+
+/// Formats `export`, `record` and `tune` write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// T4 open autotuning results (JSON), read by KTT 2.x and autotuning tools.
+    T4,
+    /// A Kernel Tuner cache file, replayed by Kernel Tuner's simulation mode.
+    KernelTuner,
+    /// KTT 1.x CSV, the recorded data set's format.
+    KttCsv,
+}
+
+impl From<ExportFormat> for crate::data::OutputFormat {
+    fn from(f: ExportFormat) -> Self {
+        match f {
+            ExportFormat::T4 => crate::data::OutputFormat::T4,
+            ExportFormat::KernelTuner => crate::data::OutputFormat::KernelTuner,
+            ExportFormat::KttCsv => crate::data::OutputFormat::KttCsv,
+        }
+    }
+}
+
+/// Arguments of `export`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example: pcsearch export --space paper:coulomb/680 --to kernel-tuner --out 680-coulomb_cache.json"
+)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub space: SpaceArgs,
+    /// Format to write.
+    #[arg(long, value_enum)]
+    pub to: ExportFormat,
+    /// File to write (never the file read).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Extra copies of live results in the ecosystem's formats.
+#[derive(Debug, Args)]
+pub struct ResultFilesArgs {
+    /// Also write the results as T4 open autotuning results (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub t4: Option<PathBuf>,
+    /// Also write the results as a Kernel Tuner cache file (for its simulation mode).
+    #[arg(long, value_name = "FILE")]
+    pub kernel_tuner: Option<PathBuf>,
+}
+
+/// What `pcsearch data` does.
+#[derive(Debug, Subcommand)]
+pub enum DataCommand {
+    /// Download the published data sets into the data directory and verify every file (SHA-256
+    /// and format); files already there and valid are kept without a download.
+    ///
+    /// Example: pcsearch data fetch
+    Fetch(FetchArgs),
+}
+
+/// Arguments of `data fetch`.
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    #[command(flatten)]
+    pub data: DataDirArg,
+    /// Install from a local archive (zip or tar.gz) or directory instead of downloading.
+    #[arg(long, value_name = "ARCHIVE|DIR")]
+    pub from: Option<PathBuf>,
+    /// Download a source from another address, e.g. `ktt-paper=https://mirror/data.zip` (an
+    /// address ending in .zip, .tar.gz or .tgz is read as an archive).
+    #[arg(long, value_name = "SOURCE=URL")]
+    pub url: Vec<String>,
+}
+
+/// Where recorded data is looked for.
+#[derive(Debug, Args, Clone, Default)]
+pub struct DataDirArg {
+    /// Data directory that names such as `paper:coulomb/680` refer to (default: $PCSEARCH_DATA,
+    /// else ./replay_data, else ../shared/replay_data).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
 }
 
 /// Searchers that can be named on the command line.
@@ -53,6 +164,16 @@ pub enum SearcherKind {
     /// The default before restarts, whatever the searcher knobs say: local search around the best
     /// when nothing scores above zero, score scale 0.004, no restarts.
     ProfileLocal,
+    /// Kernel Tuner's basin hopping (local descent, random hops, Metropolis at T = 1).
+    BasinHopping,
+    /// Kernel Tuner's dual annealing (scipy's generalised simulated annealing).
+    DualAnnealing,
+    /// Kernel Tuner's genetic algorithm.
+    Genetic,
+    /// Bayesian optimisation: Gaussian process and expected improvement.
+    Bayesian,
+    /// Starchart's regression tree on runtimes (validation, training, then predicted order).
+    Starchart,
 }
 
 impl SearcherKind {
@@ -63,7 +184,20 @@ impl SearcherKind {
             SearcherKind::Profile => "profile",
             SearcherKind::ProfilePaper => "profile-paper",
             SearcherKind::ProfileLocal => "profile-local",
+            SearcherKind::BasinHopping => "basin-hopping",
+            SearcherKind::DualAnnealing => "dual-annealing",
+            SearcherKind::Genetic => "genetic",
+            SearcherKind::Bayesian => "bayesian",
+            SearcherKind::Starchart => "starchart",
         }
+    }
+
+    /// Whether the searcher reads counters (the profile-based ones); the others need only runtimes.
+    pub fn uses_counters(self) -> bool {
+        matches!(
+            self,
+            SearcherKind::Profile | SearcherKind::ProfilePaper | SearcherKind::ProfileLocal
+        )
     }
 }
 
@@ -79,9 +213,12 @@ pub enum Format {
 /// Which recorded space to read.
 #[derive(Debug, Args)]
 pub struct SpaceArgs {
-    /// Recorded tuning space (KTT CSV, KTT JSON, Kernel Tuner cache or T4 results).
+    /// Recorded tuning space (KTT CSV, KTT JSON, Kernel Tuner cache or T4 results), or a name of
+    /// the data directory such as `paper:coulomb/680`.
     #[arg(long)]
     pub space: PathBuf,
+    #[command(flatten)]
+    pub data: DataDirArg,
     /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
     #[arg(long, value_delimiter = ',')]
     pub parameters: Option<Vec<String>>,
@@ -91,51 +228,82 @@ pub struct SpaceArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Number of seeded runs.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = int_in(1, MAX_RUNS))]
     pub runs: usize,
     /// Master seed; every random choice of every run derives from it.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Give a run up after this many tests (default: twice the number of configurations).
-    #[arg(long)]
+    #[arg(long, value_parser = int_in(1, usize::MAX))]
     pub max_tests: Option<usize>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also write every run (searcher, space, seed, steps, time, best runtime after each test)
+    /// to this file: CSV if it ends in .csv, JSON lines if in .jsonl.
+    #[arg(long)]
+    pub runs_out: Option<PathBuf>,
     #[command(flatten)]
     pub time: TimeArgs,
 }
 
-/// The simulated cost of tests (replay's time model).
+/// The simulated cost of tests (replay's clock; see docs/comparing.md).
 #[derive(Debug, Args)]
 pub struct TimeArgs {
-    /// Seconds to compile and set up one configuration.
-    #[arg(long, default_value_t = TimeModel::default().compile_s)]
+    /// Seconds to compile one configuration (files that record compilation times use theirs).
+    #[arg(long, default_value_t = TimeModel::default().compile_s, allow_negative_numbers = true,
+          value_parser = float_in(0.0, MAX_SECONDS))]
     pub compile_s: f64,
-    /// Kernel runs per plain test.
-    #[arg(long, default_value_t = TimeModel::default().runs_per_test)]
+    /// Seconds each test spends besides compiling and running (buffer transfers, output check).
+    #[arg(long, default_value_t = TimeModel::default().test_overhead_s, allow_negative_numbers = true,
+          value_parser = float_in(0.0, MAX_SECONDS))]
+    pub test_overhead_s: f64,
+    /// Timed kernel runs per test.
+    #[arg(long, default_value_t = TimeModel::default().runs_per_test, allow_negative_numbers = true,
+          value_parser = float_in(0.0, 1e6))]
     pub runs_per_test: f64,
-    /// Kernel replays per profiled test (one per counter pass).
-    #[arg(long, default_value_t = TimeModel::default().profiling_passes)]
+    /// Extra kernel replays per profiled test (one per counter pass).
+    #[arg(long, default_value_t = TimeModel::default().profiling_passes, allow_negative_numbers = true,
+          value_parser = float_in(0.0, 1e4))]
     pub profiling_passes: f64,
     /// Fixed seconds of profiler set-up per profiled test.
-    #[arg(long, default_value_t = TimeModel::default().profiler_overhead_s)]
+    #[arg(long, default_value_t = TimeModel::default().profiler_overhead_s, allow_negative_numbers = true,
+          value_parser = float_in(0.0, MAX_SECONDS))]
     pub profiler_overhead_s: f64,
-    /// Ignore per-configuration overheads recorded in the file and use --compile-s everywhere.
+    /// Multiply every recorded kernel runtime by this in the clock (e.g. 64 for an all-pairs
+    /// n-body on 8x the bodies); steps and reported runtimes do not change.
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true,
+          value_parser = float_in(1e-6, 1e6))]
+    pub runtime_scale: f64,
+    /// Ignore per-configuration compilation times recorded in the file and use --compile-s everywhere.
     #[arg(long)]
     pub ignore_recorded_overhead: bool,
+    /// Fit the clock's constants to the per-test overheads of this KTT 2 JSON output instead.
+    #[arg(long, conflicts_with_all = ["compile_s", "test_overhead_s", "runs_per_test", "profiling_passes", "profiler_overhead_s"])]
+    pub clock_from: Option<PathBuf>,
 }
 
 impl TimeArgs {
-    /// The time model these arguments describe.
-    pub fn model(&self) -> TimeModel {
-        TimeModel {
-            compile_s: self.compile_s,
-            runs_per_test: self.runs_per_test,
-            profiling_passes: self.profiling_passes,
-            profiler_overhead_s: self.profiler_overhead_s,
-            use_recorded_overhead: !self.ignore_recorded_overhead,
-        }
+    /// The clock these arguments describe, checked.
+    pub fn model(&self) -> crate::Result<TimeModel> {
+        let model = match &self.clock_from {
+            Some(path) => {
+                let mut m = ClockCalibration::from_ktt2_json(path)?.time_model(self.runtime_scale);
+                m.use_recorded_overhead = !self.ignore_recorded_overhead;
+                m
+            }
+            None => TimeModel {
+                compile_s: self.compile_s,
+                test_overhead_s: self.test_overhead_s,
+                runs_per_test: self.runs_per_test,
+                profiling_passes: self.profiling_passes,
+                profiler_overhead_s: self.profiler_overhead_s,
+                runtime_scale: self.runtime_scale,
+                use_recorded_overhead: !self.ignore_recorded_overhead,
+            },
+        };
+        model.validate()?;
+        Ok(model)
     }
 }
 
@@ -230,15 +398,15 @@ pub struct SearchArgs {
     /// Smallest score treated as a real predicted change when mapping scores to weights (0: the
     /// paper's normalisation by the extreme scores alone; chosen by `pcsearch holdout`, see
     /// docs/transfer.md).
-    #[arg(long, default_value_t = SearchSettings::default_settings().score_scale)]
+    #[arg(long, default_value_t = SearchSettings::default_settings().score_scale, allow_negative_numbers = true, value_parser = float_in(0.0, 1.0))]
     pub score_scale: f64,
     /// Tuning parameters a neighbour of the best configuration may differ in, for the local search
     /// that takes over when no candidate scores above zero.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = int_in(0usize, 1_000))]
     pub radius: usize,
     /// Rounds without a new best after which the search profiles a fresh configuration and follows
     /// its counters, keeping everything tested (0: never restart; chosen by `pcsearch holdout`).
-    #[arg(long, default_value_t = default_restart().map_or(0, |r| r.after))]
+    #[arg(long, default_value_t = default_restart().map_or(0, |r| r.after), value_parser = int_in(0u32, 1_000))]
     pub restart_after: u32,
     /// How the rounds before each restart grow: `fixed`, or `luby` (1, 1, 2, 1, 1, 2, 4, … times
     /// --restart-after).
@@ -248,6 +416,11 @@ pub struct SearchArgs {
     /// from the best in as many tuning parameters as possible).
     #[arg(long, value_enum, default_value_t = RestartPointArg::Random)]
     pub restart_from: RestartPointArg,
+    /// Trust in a model's prediction for a configuration outside its training range, per tuning
+    /// parameter with a value the model never saw (1: trust fully; the default was chosen by
+    /// leave-one-input-out on GEMM inputs, see docs/inputs.md).
+    #[arg(long, default_value_t = 0.5, value_parser = trust_in_unit_range)]
+    pub extrapolation_trust: f64,
 }
 
 /// The restarts of the shipped default.
@@ -271,6 +444,14 @@ pub enum RestartPointArg {
     Random,
     /// An unexplored configuration far from the best.
     Distant,
+}
+
+/// Parses a trust in 0..=1.
+fn trust_in_unit_range(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if (0.0..=1.0).contains(&t) => Ok(t),
+        _ => Err(format!("`{text}` is not a number from 0 to 1")),
+    }
 }
 
 impl SearchArgs {
@@ -315,9 +496,12 @@ pub struct SimulateArgs {
 /// Several recorded spaces and the searchers to run on each.
 #[derive(Debug, Args)]
 pub struct SpacesArgs {
-    /// Recorded tuning spaces (KTT CSV, KTT JSON, Kernel Tuner cache or T4 results).
+    /// Recorded tuning spaces (KTT CSV, KTT JSON, Kernel Tuner cache or T4 results), or names of
+    /// the data directory: `all`, `paper:all`, `paper:mtran`, `paper:coulomb/680`, `ktt2:all`.
     #[arg(long, num_args = 1.., required = true)]
     pub space: Vec<PathBuf>,
+    #[command(flatten)]
+    pub data: DataDirArg,
     /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
     #[arg(long, value_delimiter = ',')]
     pub parameters: Option<Vec<String>>,
@@ -336,6 +520,10 @@ pub struct SpacesArgs {
 pub struct CompareArgs {
     #[command(flatten)]
     pub spaces: SpacesArgs,
+    /// Write SVG plots into this directory: per space convergence in tests and in time and the
+    /// distribution of steps, and the summary score's curves.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -351,7 +539,7 @@ pub struct ExplainArgs {
     #[arg(long)]
     pub config: String,
     /// How many best-scored candidates to list.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = int_in(0, usize::MAX))]
     pub top: usize,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -360,7 +548,7 @@ pub struct ExplainArgs {
     pub expert: ExpertArgs,
 }
 
-/// How a model's tree is chosen (see `docs/model.md`).
+/// How a model's tree is chosen (see the README, "How a tree is chosen").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SelectionArg {
     /// Depth with the lowest mean held-out MAE over all splits, refitted on all data.
@@ -374,9 +562,12 @@ pub enum SelectionArg {
 pub struct TrainArgs {
     #[command(flatten)]
     pub space: SpaceArgs,
-    /// Model file to write (JSON).
+    /// Model file to write (JSON); an existing file is replaced only with --force.
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace --out if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// GPU the space was recorded on, as a device-table key (default: from the file's metadata or name).
     #[arg(long)]
     pub gpu: Option<String>,
@@ -384,13 +575,14 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Random 50/50 train/test splits evaluated per depth.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = int_in(1, MAX_SPLITS))]
     pub splits: usize,
     /// Comma-separated maximum tree depths to try.
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"
+        default_value = "2,3,4,5,6,7,8,9,10,11,12,13,14,15,16",
+        value_parser = int_in(1, MAX_DEPTH)
     )]
     pub depths: Vec<u16>,
     /// How the stored tree is chosen among the candidates.
@@ -434,11 +626,13 @@ pub struct TuneArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Stop after this many tests.
-    #[arg(long)]
+    #[arg(long, value_parser = int_in(1, usize::MAX))]
     pub budget: Option<usize>,
     /// Stop after this many seconds of testing.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = float_in(0.0, 1e7))]
     pub time: Option<f64>,
+    #[command(flatten)]
+    pub results: ResultFilesArgs,
 }
 
 /// Arguments of `record`.
@@ -449,17 +643,30 @@ pub struct RecordArgs {
     /// Where to write the replay data (KTT CSV, readable by `simulate --space`).
     #[arg(long)]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub results: ResultFilesArgs,
+    /// Replace --out if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Arguments of `matrix`.
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    /// The same benchmark recorded on several GPUs, one file per GPU.
+    /// The same benchmark recorded on several GPUs or inputs, one file per space.
     #[command(flatten)]
     pub spaces: SpacesArgs,
     /// Seed of model training.
     #[arg(long, default_value_t = 1)]
     pub train_seed: u64,
+    /// Write SVG plots into this directory: per cell convergence in tests and in time and the
+    /// distribution of steps, and the summary score's curves.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Comma-separated names of the spaces in the tables, in the order of --space (default: the
+    /// GPU, the input from the file's metadata or name, or both, whichever tells them apart).
+    #[arg(long, value_delimiter = ',')]
+    pub label: Option<Vec<String>>,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]

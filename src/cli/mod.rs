@@ -1,16 +1,22 @@
 //! Command-line interface: argument definitions and the commands they run.
 
 mod args;
+mod bounds;
+mod check;
+mod data;
+mod device;
 mod explain;
+mod export;
 mod holdout;
 mod matrix;
+mod out_file;
 mod record;
-mod setup;
+pub mod setup;
 mod simulate;
 mod train;
 mod tune;
 
-pub use args::{Cli, Command};
+pub use args::{Cli, Command, DataCommand};
 
 use crate::error::Result;
 
@@ -31,5 +37,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Holdout(a) => holdout::holdout(&a),
         Command::Tune(a) => tune::tune(&a),
         Command::Record(a) => record::record(&a),
+        Command::Device(a) => device::device(&a),
+        Command::Check(a) => check::check(&a),
+        Command::Export(a) => export::export(&a),
+        Command::Data(DataCommand::Fetch(a)) => data::fetch(&a),
     }
 }

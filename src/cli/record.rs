@@ -1,12 +1,15 @@
 //! `pcsearch record`: measure and profile the whole space and write replay data.
 
 use super::args::RecordArgs;
+use super::export::write_result_files;
+use super::out_file::OutFile;
 use super::tune::{open_journal, progress, run_live};
 use crate::backend::cuda::{libs, CudaBackend};
 use crate::backend::Measurement;
-use crate::data::{write_ktt_csv, Dataset, Record};
+use crate::data::{ktt_csv_bytes, Dataset, Record};
 use crate::error::{Error, Result};
 use crate::journal::{JournalEntry, JournalHeader};
+use crate::kernel::validate::validate;
 use crate::kernel::KernelDescription;
 use crate::rules::Rules;
 use crate::search::{Request, Searcher};
@@ -94,7 +97,7 @@ pub fn dataset(
                 local_size: f64::NAN,
                 metrics: vec![f64::NAN; metric_names.len()],
                 overhead_us: None,
-                failure: Some("not measured".into()),
+                failure: Some(NOT_MEASURED.into()),
             });
             continue;
         };
@@ -137,53 +140,81 @@ pub fn dataset(
             source: out.to_path_buf(),
             kernel: kernel.to_string(),
             device_name: device,
+            input: None,
             space: space.clone(),
             metric_names,
             records,
+            warnings: Vec::new(),
         },
         dropped,
     ))
 }
 
+/// Failure reason of a configuration a run did not measure.
+const NOT_MEASURED: &str = "not measured";
+
+/// The configurations of `data` that were measured, for result files of a partial run.
+pub fn measured_only(data: &Dataset) -> Dataset {
+    let mut space = TuningSpace::new(data.space.parameters().to_vec());
+    let mut records = Vec::new();
+    for (id, r) in data.records.iter().enumerate() {
+        if r.failure.as_deref() != Some(NOT_MEASURED) {
+            // Ids of a subset of a space are distinct: push cannot fail.
+            let _ = space.push(data.space.config(id));
+            records.push(r.clone());
+        }
+    }
+    Dataset {
+        space,
+        records,
+        ..data.clone()
+    }
+}
+
 /// `pcsearch record`.
 pub fn record(args: &RecordArgs) -> Result<()> {
-    libs::require_driver()?;
+    // Everything that can be checked without a GPU is checked before looking for the driver.
+    let journal = args
+        .live
+        .journal
+        .clone()
+        .unwrap_or_else(|| default_journal(&args.out));
+    let out = OutFile::reserve(
+        &args.out,
+        "--out",
+        &[args.live.kernel.as_path(), journal.as_path()],
+        args.force,
+    )?;
     let desc = KernelDescription::load(&args.live.kernel)?;
-    let space = desc.enumerate()?;
+    let space = validate(&desc)?.space;
+    libs::require_driver()?;
     let rules = Rules::builtin()?;
     let mut header =
         JournalHeader::new(&args.live.kernel, &desc.fingerprint()?, 0, "record", &space);
     let mut backend = CudaBackend::open(desc.clone(), space.clone(), args.live.gpu_index, rules)?;
     let facts = backend.facts().clone();
     header.device = Some(facts.name.clone());
-    // Checked here, not at the first profiled test, so that the reason is said once up front.
-    let profile = match backend.metric_names() {
-        Ok(_) => match libs::cupti_problem() {
-            None => true,
-            Some(reason) => {
-                eprintln!(
-                    "warning: hardware counters are unavailable because {reason}; recording runtimes only"
-                );
-                false
-            }
-        },
+    // Set up here, not at the first profiled test, so that the reason is said once up front.
+    let profile = match backend.enable_profiling() {
+        Ok(passes) => {
+            crate::outln!("counters: {passes} replay passes per configuration");
+            true
+        }
         Err(reason) => {
-            eprintln!("warning: {reason}: recording runtimes only");
+            eprintln!(
+                "warning: hardware counters are unavailable because {reason}; recording runtimes only"
+            );
             false
         }
     };
-    let path = args
-        .live
-        .journal
-        .clone()
-        .unwrap_or_else(|| default_journal(&args.out));
+    let path = journal;
     let mut open = open_journal(&path, &header, args.live.resume, &space)?;
-    println!(
+    crate::outln!(
         "pcsearch record: kernel {} on {}",
         desc.name,
         facts.summary()
     );
-    println!(
+    crate::outln!(
         "space: {} configurations of {} parameters; {}; journal {}",
         space.len(),
         space.parameters().len(),
@@ -214,8 +245,12 @@ pub fn record(args: &RecordArgs) -> Result<()> {
     if dropped > 0 {
         eprintln!("warning: {dropped} configurations ran but have no counters; recorded as failed");
     }
-    write_ktt_csv(&data, &args.out)?;
-    println!(
+    out.commit(&ktt_csv_bytes(&data).map_err(|e| Error::file(&args.out, e))?)?;
+    write_result_files(&data, &args.results)?;
+    if let Some(costs) = super::tune::phase_costs(&open.entries) {
+        crate::outln!("{costs}");
+    }
+    crate::outln!(
         "wrote {} configurations ({} valid, {} metrics each) to {}",
         data.len(),
         data.valid_count(),
@@ -228,6 +263,7 @@ pub fn record(args: &RecordArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::write_ktt_csv;
     use crate::data::{self, ReadOptions};
     use std::collections::BTreeMap;
 
@@ -260,8 +296,46 @@ mod tests {
             counters_unavailable: None,
             metrics: metrics.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
             counters: BTreeMap::new(),
+            target: Some("sm_90".into()),
+            compile_s: 0.2,
+            run_s: 0.2,
+            profile_s: 0.1,
             cost_s: 0.5,
             elapsed_s: 0.5,
+        }
+    }
+
+    #[test]
+    fn a_partial_run_writes_result_files_of_the_configurations_it_tested() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = [("dram__sectors_read.sum", 10.0)];
+        let entries = vec![
+            entry(32.0, 1.0, Some(60.0), &m),
+            entry(16.0, 0.0, None, &[]),
+        ];
+        let out = dir.path().join("results");
+        let (d, _) = dataset(
+            "transpose",
+            Some("RTX 3090".into()),
+            &space(),
+            &entries,
+            &out,
+        )
+        .unwrap();
+        let tested = measured_only(&d);
+        assert_eq!(tested.len(), 2);
+        assert_eq!(tested.space.describe(0), "TILE=16,USE_SHARED=0");
+        assert_eq!(tested.space.describe(1), "TILE=32,USE_SHARED=1");
+        let files = crate::cli::args::ResultFilesArgs {
+            t4: Some(dir.path().join("r.t4.json")),
+            kernel_tuner: Some(dir.path().join("r_cache.json")),
+        };
+        super::write_result_files(&tested, &files).unwrap();
+        for f in [files.t4.unwrap(), files.kernel_tuner.unwrap()] {
+            let back = data::load(&f, &ReadOptions::default()).unwrap();
+            assert_eq!((back.len(), back.valid_count()), (2, 1), "{}", f.display());
+            assert_eq!(back.best(), Some((1, 60.0)));
+            assert_eq!(back.device_name.as_deref(), Some("RTX 3090"));
         }
     }
 

@@ -1,7 +1,7 @@
 //! Shared set-up of the commands: which GPU recorded a file, its canonical counters, the searchers.
 
 use super::args::{CountersArg, ExpertArgs, RulesArgs, SearchArgs, SearcherKind};
-use crate::counters::{CounterValues, Generation};
+use crate::counters::{Counter, CounterValues, Generation};
 use crate::data::Dataset;
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
@@ -9,9 +9,13 @@ use crate::expert::{ExpertOptions, REQUIRED_COUNTERS};
 use crate::model::CounterModel;
 use crate::rules::Rules;
 use crate::search::profile::{
-    Predictions, ProfileFactory, ProfileSetup, ScoreOptions, SearchSettings, ZeroPolicy,
+    extrapolation_trust, Predictions, ProfileFactory, ProfileSetup, ScoreOptions, SearchSettings,
+    ZeroPolicy,
 };
-use crate::search::{RandomFactory, SearcherFactory};
+use crate::search::{
+    BasinHoppingFactory, BayesianFactory, DualAnnealingFactory, GeneticFactory, Grid,
+    RandomFactory, SearcherFactory, StarchartFactory,
+};
 use crate::space::TuningSpace;
 use std::sync::Arc;
 
@@ -73,18 +77,21 @@ pub fn exact_counters(
 }
 
 /// The counters candidates are scored on, and their generation: a model's predictions in the
-/// model GPU's generation, or without a model the space's own recorded `counters` on `device`.
+/// model GPU's generation (see [`model_predictions`]), or without a model the space's own recorded
+/// `counters` on `device`.
 pub fn predictions(
     dataset: &Dataset,
     counters: &[CounterValues],
     device: &DeviceInfo,
     model: Option<&CounterModel>,
+    kind: SearcherKind,
+    search: &SearchArgs,
 ) -> Result<(Predictions, Generation)> {
     Ok(match model {
         Some(m) => {
-            m.check_space(&dataset.space)?;
+            let sizes: Vec<f64> = dataset.records.iter().map(|r| r.global_size).collect();
             (
-                Predictions::new(&m.predict(&dataset.space)?),
+                model_predictions(m, &dataset.space, &sizes, kind, search)?,
                 m.generation(),
             )
         }
@@ -92,6 +99,47 @@ pub fn predictions(
             Predictions::new(counters),
             Generation::of_compute_capability(device.compute_capability),
         ),
+    })
+}
+
+/// A model's predictions for `space`, as the profile-based searcher `kind` uses them.
+///
+/// The published searcher (`profile-paper`) takes them as they are. The default replaces the
+/// predicted launch size by `launch_sizes` (the global size of each configuration, known before it
+/// runs; NaN where unknown), and trusts predictions outside the model's training range less, by
+/// `--extrapolation-trust` per tuning parameter with an unseen value.
+pub fn model_predictions(
+    model: &CounterModel,
+    space: &TuningSpace,
+    launch_sizes: &[f64],
+    kind: SearcherKind,
+    search: &SearchArgs,
+) -> Result<Predictions> {
+    let predicted = model.predict(space)?;
+    let predictions = Predictions::new(&predicted);
+    if kind == SearcherKind::ProfilePaper {
+        return Ok(predictions);
+    }
+    let known = |x: f64| x.is_finite() && x > 0.0;
+    let predictions = if launch_sizes.iter().any(|&x| known(x)) {
+        let sizes = launch_sizes
+            .iter()
+            .zip(&predicted)
+            .map(|(&x, p)| if known(x) { x } else { p[Counter::GlobalSize] })
+            .collect();
+        predictions.with_exact(Counter::GlobalSize, sizes)
+    } else {
+        predictions
+    };
+    let trust: Vec<f64> = model
+        .extrapolations(space)?
+        .iter()
+        .map(|e| extrapolation_trust(e.novelty(), search.extrapolation_trust))
+        .collect();
+    Ok(if trust.iter().any(|&t| t < 1.0) {
+        predictions.with_trust(trust)
+    } else {
+        predictions
     })
 }
 
@@ -113,18 +161,17 @@ pub fn searcher_factory(
     args: &ExpertArgs,
     model: Option<&CounterModel>,
 ) -> Result<PreparedSearch> {
-    if kind == SearcherKind::Random {
+    if let Some(factory) = runtime_only_factory(kind, &dataset.space) {
         return Ok(PreparedSearch {
-            factory: Box::new(RandomFactory {
-                size: dataset.len(),
-            }),
+            factory,
             counters: None,
         });
     }
     let rules = load_rules(&args.rules)?;
     let device = resolve_device(dataset, &rules, args.gpu.as_deref())?;
     let counters = exact_counters(dataset, &rules, &device)?;
-    let (predictions, prediction_generation) = predictions(dataset, &counters, &device, model)?;
+    let (predictions, prediction_generation) =
+        predictions(dataset, &counters, &device, model, kind, &args.search)?;
     let setup = profile_setup(
         kind,
         predictions,
@@ -137,6 +184,26 @@ pub fn searcher_factory(
     Ok(PreparedSearch {
         factory: Box::new(ProfileFactory::new(setup)),
         counters: Some(Arc::new(counters)),
+    })
+}
+
+/// The searchers that read only runtimes (random search and the baselines from the field) over
+/// `space`; `None` for the profile-based ones.
+pub fn runtime_only_factory(
+    kind: SearcherKind,
+    space: &TuningSpace,
+) -> Option<Box<dyn SearcherFactory>> {
+    let grid = || Arc::new(Grid::new(space));
+    Some(match kind {
+        SearcherKind::Random => Box::new(RandomFactory { size: space.len() }),
+        SearcherKind::BasinHopping => Box::new(BasinHoppingFactory::new(grid())),
+        SearcherKind::DualAnnealing => Box::new(DualAnnealingFactory::new(grid())),
+        SearcherKind::Genetic => Box::new(GeneticFactory::new(grid())),
+        SearcherKind::Bayesian => Box::new(BayesianFactory::new(&grid())),
+        SearcherKind::Starchart => Box::new(StarchartFactory::new(Arc::new(space.clone()))),
+        SearcherKind::Profile | SearcherKind::ProfilePaper | SearcherKind::ProfileLocal => {
+            return None
+        }
     })
 }
 
@@ -168,7 +235,7 @@ pub fn profile_setup(
     let settings = match kind {
         SearcherKind::ProfilePaper => SearchSettings::paper(),
         SearcherKind::ProfileLocal => SearchSettings::local(),
-        SearcherKind::Random | SearcherKind::Profile => search.settings(),
+        _ => search.settings(),
     };
     let expert = ExpertOptions::new(&rules.reaction, search.compute_bound, search.formula.into());
     let mut setup = settings_setup(
@@ -209,5 +276,83 @@ pub fn settings_setup(
         guidance: settings.guidance.clone(),
         space: Arc::new(TuningSpace::new(Vec::new())),
         label: settings.name.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::space::TuningSpace;
+
+    /// A model of one parameter X trained on X in {1, 2}: global size 100 and DRAM reads 7 everywhere.
+    const MODEL: &str = r#"{
+  "format": "pcsearch-counter-model", "version": 3, "kernel": "k", "training_file": "t.csv",
+  "gpu": {"key": "1070", "name": "NVIDIA GeForce GTX 1070", "compute_capability": 6.1},
+  "generation": "maxwell-pascal", "parameters": ["X"],
+  "options": {"seed": 1, "splits": 10, "depths": [2], "selection": "refit"},
+  "configurations": 2, "skipped": [], "accuracy": [],
+  "domain": {"values": [[1.0, 2.0]], "unseen_pairs": []},
+  "trees": [{"counter": "DRAM_RT", "nodes": [[-1, 7.0, 0, 0]]},
+            {"counter": "GLOBAL_SIZE", "nodes": [[-1, 100.0, 0, 0]]}]
+}"#;
+
+    fn search_args(extra: &[&str]) -> SearchArgs {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Wrapper {
+            #[command(flatten)]
+            search: SearchArgs,
+        }
+        Wrapper::parse_from(["pcsearch"].iter().chain(extra)).search
+    }
+
+    #[test]
+    fn known_launch_sizes_replace_predicted_ones_and_extrapolations_are_trusted_less() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.json");
+        let value: serde_json::Value = serde_json::from_str(MODEL).unwrap();
+        std::fs::write(&path, crate::model::signed_model_bytes(&value).unwrap()).unwrap();
+        let model = CounterModel::load(&path).unwrap();
+        let mut space = TuningSpace::new(vec!["X".into()]);
+        for x in [1.0, 2.0, 3.0] {
+            space.push(&[x]).unwrap();
+        }
+        let sizes = [10.0, f64::NAN, 30.0];
+        let default = search_args(&[]);
+        let p = model_predictions(&model, &space, &sizes, SearcherKind::Profile, &default).unwrap();
+        let global: Vec<f64> = (0..3).map(|c| p.get(Counter::GlobalSize, c)).collect();
+        assert_eq!(global, [10.0, 100.0, 30.0], "unknown sizes stay predicted");
+        assert_eq!(
+            (0..3).map(|c| p.trust(c)).collect::<Vec<_>>(),
+            [1.0, 1.0, 0.5]
+        );
+        let full = search_args(&["--extrapolation-trust", "1"]);
+        let p = model_predictions(&model, &space, &sizes, SearcherKind::Profile, &full).unwrap();
+        assert_eq!(p.trust(2), 1.0);
+        let paper = model_predictions(&model, &space, &sizes, SearcherKind::ProfilePaper, &default)
+            .unwrap();
+        assert_eq!(
+            paper.get(Counter::GlobalSize, 0),
+            100.0,
+            "the published searcher predicts"
+        );
+        assert_eq!(paper.trust(2), 1.0);
+    }
+
+    #[test]
+    fn a_trust_outside_0_to_1_is_refused_naming_the_flag() {
+        use clap::Parser;
+        #[derive(Parser, Debug)]
+        struct Wrapper {
+            #[command(flatten)]
+            search: SearchArgs,
+        }
+        let err = Wrapper::try_parse_from(["pcsearch", "--extrapolation-trust", "1.5"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--extrapolation-trust") && err.contains("not a number from 0 to 1"),
+            "{err}"
+        );
     }
 }

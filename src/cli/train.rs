@@ -1,6 +1,7 @@
 //! `train`: fit a counter model on a recorded space and write it to a model file.
 
 use super::args::{SelectionArg, TrainArgs};
+use super::out_file::OutFile;
 use super::setup::{load_rules, resolve_device};
 use super::simulate::load_space;
 use crate::error::Result;
@@ -9,6 +10,9 @@ use std::time::Instant;
 
 /// `pcsearch train`.
 pub fn train(args: &TrainArgs) -> Result<()> {
+    let mut inputs = vec![args.space.space.as_path()];
+    inputs.extend(args.rules.devices.as_deref());
+    let out = OutFile::reserve(&args.out, "--out", &inputs, args.force)?;
     let rules = load_rules(&args.rules)?;
     let dataset = load_space(&args.space)?;
     let device = resolve_device(&dataset, &rules, args.gpu.as_deref())?;
@@ -20,13 +24,14 @@ pub fn train(args: &TrainArgs) -> Result<()> {
             SelectionArg::Refit => Selection::Refit,
             SelectionArg::BestCandidate => Selection::BestCandidate,
         },
+        ..TrainOptions::default()
     };
     let start = Instant::now();
     let model = CounterModel::train(&dataset, &rules, &device, &options)?;
     let elapsed = start.elapsed().as_secs_f64();
-    model.save(&args.out)?;
-    print!("{}", report(&model));
-    println!("trained in {elapsed:.2} s; wrote {}", args.out.display());
+    out.commit(&model.to_file_bytes()?)?;
+    crate::out!("{}", report(&model));
+    crate::outln!("trained in {elapsed:.2} s; wrote {}", args.out.display());
     Ok(())
 }
 

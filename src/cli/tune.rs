@@ -1,63 +1,67 @@
 //! `pcsearch tune`: live tuning of a kernel description on this machine's GPU.
 
 use super::args::{SearchArgs, SearcherKind, TuneArgs};
-use super::setup::profile_setup;
+use super::check::check_model;
+use super::export::write_result_files;
+use super::record;
+use super::setup::{model_predictions, profile_setup, runtime_only_factory};
 use crate::backend::cuda::{libs, CudaBackend, DetailsSlot, TestDetails};
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
 use crate::journal::{self, Journal, JournalEntry, JournalHeader};
+use crate::kernel::validate::validate;
 use crate::kernel::KernelDescription;
 use crate::model::CounterModel;
 use crate::rules::Rules;
-use crate::search::profile::{Predictions, ProfileSearch};
-use crate::search::{RandomSearch, Searcher};
+use crate::search::profile::ProfileSearch;
+use crate::search::Searcher;
 use crate::space::TuningSpace;
 use crate::tuning::{self, History, Step, StopRule};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Builds the searcher of a live run from the space, the device and the seed.
+/// Builds the searcher of a live run from the space, its launch sizes (global size of each
+/// configuration, NaN where it cannot launch), the device and the seed.
 ///
 /// The profile-based searcher needs a model: on a live GPU no other configuration's counters are
 /// known, so the model's predictions stand in for them (paper §3.6).
+#[allow(clippy::too_many_arguments)] // one call site each in tune and its tests
 pub fn build_searcher(
     kind: SearcherKind,
     model: Option<&Path>,
     space: &TuningSpace,
+    launch_sizes: &[f64],
     device: &DeviceInfo,
     rules: &Rules,
     search: &SearchArgs,
     seed: u64,
 ) -> Result<Box<dyn Searcher>> {
-    match kind {
-        SearcherKind::Random => {
-            if model.is_some() {
-                return Err(Error::invalid("--model applies only to --searcher profile"));
-            }
-            Ok(Box::new(RandomSearch::new(space.len(), seed)))
+    if let Some(factory) = runtime_only_factory(kind, space) {
+        if model.is_some() {
+            return Err(Error::invalid("--model applies only to --searcher profile"));
         }
-        SearcherKind::Profile | SearcherKind::ProfilePaper | SearcherKind::ProfileLocal => {
-            let path = model.ok_or_else(|| {
-                Error::invalid(
-                    "--searcher profile needs --model FILE (a model from `pcsearch train`, e.g. models/coulomb-1070.json)",
-                )
-            })?;
-            let model = CounterModel::load(path)?;
-            model.check_space(space)?;
-            let predictions = Predictions::new(&model.predict(space)?);
-            let setup = profile_setup(
-                kind,
-                predictions,
-                model.generation(),
-                device.clone(),
-                rules,
-                search,
-                space,
-            );
-            Ok(Box::new(ProfileSearch::new(Arc::new(setup), seed)))
-        }
+        return Ok(factory.build(seed));
     }
+    // The profile-based searchers.
+    let path = model.ok_or_else(|| {
+        Error::invalid(
+            "--searcher profile needs --model FILE (a model from `pcsearch train`, e.g. models/coulomb-1070.json)",
+        )
+    })?;
+    let model = CounterModel::load(path)?;
+    model.check_space(space)?;
+    let predictions = model_predictions(&model, space, launch_sizes, kind, search)?;
+    let setup = profile_setup(
+        kind,
+        predictions,
+        model.generation(),
+        device.clone(),
+        rules,
+        search,
+        space,
+    );
+    Ok(Box::new(ProfileSearch::new(Arc::new(setup), seed)))
 }
 
 /// The stop rule of `--budget` and `--time`.
@@ -142,6 +146,10 @@ pub fn entry(space: &TuningSpace, step: &Step, details: Option<TestDetails>) -> 
         e.global_size = d.geometry.map(|g| g.global_size() as f64);
         e.local_size = d.geometry.map(|g| g.local_size() as f64);
         e.counters_unavailable = d.counters_unavailable;
+        e.target = d.target;
+        e.compile_s = d.phases.compile_s;
+        e.run_s = d.phases.run_s;
+        e.profile_s = d.phases.profile_s;
     }
     e
 }
@@ -193,6 +201,31 @@ pub fn summary(history: &History, space: &TuningSpace, resumed: usize) -> String
     out
 }
 
+/// Where the time of the journaled tests went: mean seconds per test of compilation, runs and
+/// counter collection, or `None` for an empty journal.
+pub fn phase_costs(entries: &[JournalEntry]) -> Option<String> {
+    let n = entries.len();
+    if n == 0 {
+        return None;
+    }
+    let mean = |f: fn(&JournalEntry) -> f64| entries.iter().map(f).sum::<f64>() / n as f64;
+    let profiled: Vec<&JournalEntry> = entries.iter().filter(|e| e.profile_s > 0.0).collect();
+    let mut out = format!(
+        "time per test (mean of {n}): compile {:.3} s, runs {:.3} s, total {:.3} s",
+        mean(|e| e.compile_s),
+        mean(|e| e.run_s),
+        mean(|e| e.cost_s)
+    );
+    if !profiled.is_empty() {
+        let p = profiled.iter().map(|e| e.profile_s).sum::<f64>() / profiled.len() as f64;
+        out.push_str(&format!(
+            "; counter collection {p:.3} s per profiled test ({} profiled)",
+            profiled.len()
+        ));
+    }
+    Some(out)
+}
+
 /// Runs the tuning loop with journaling and a progress bar; shared by `tune` and `record`.
 pub fn run_live(
     backend: &mut CudaBackend,
@@ -228,11 +261,25 @@ fn tuning_space(backend: &CudaBackend) -> TuningSpace {
 
 /// `pcsearch tune`.
 pub fn tune(args: &TuneArgs) -> Result<()> {
-    // Before anything else: without the driver nothing below can work.
-    libs::require_driver()?;
+    // Everything that can be checked without a GPU is checked before looking for the driver.
     let stop = stop_rule(args.budget, args.time)?;
     let desc = KernelDescription::load(&args.live.kernel)?;
-    let space = desc.enumerate()?;
+    let space = validate(&desc)?.space;
+    match (args.searcher, &args.model) {
+        (SearcherKind::Random, Some(_)) => {
+            return Err(Error::invalid("--model applies only to --searcher profile"))
+        }
+        (SearcherKind::Random, None) => {}
+        (_, None) => {
+            return Err(Error::invalid(
+                "--searcher profile needs --model FILE (a model from `pcsearch train`, e.g. models/coulomb-1070.json)",
+            ))
+        }
+        (_, Some(path)) => {
+            check_model(path, &space)?;
+        }
+    }
+    libs::require_driver()?;
     let rules = Rules::builtin()?;
     let header = JournalHeader::new(
         &args.live.kernel,
@@ -247,14 +294,10 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
         args.live.gpu_index,
         rules.clone(),
     )?;
-    if args.searcher != SearcherKind::Random {
+    if args.searcher.uses_counters() {
         // Without counters the profile-based searcher could only re-profile its best configuration
         // round after round; say so before spending any test.
-        let problem = match backend.metric_names() {
-            Err(reason) => Some(reason.to_string()),
-            Ok(_) => libs::cupti_problem(),
-        };
-        if let Some(reason) = problem {
+        if let Err(reason) = backend.enable_profiling() {
             return Err(Error::Device(format!(
                 "the profile-based searcher needs hardware counters, which are unavailable ({reason}); use --searcher random"
             )));
@@ -265,10 +308,25 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
         rules
             .devices
             .from_facts(&facts.name, facts.compute_capability, facts.multiprocessors);
+    // Only the profile-based searcher scores launch sizes; evaluating them costs an expression
+    // evaluation per configuration.
+    let launch_sizes: Vec<f64> = if args.searcher == SearcherKind::Random {
+        Vec::new()
+    } else {
+        space
+            .configs()
+            .map(|c| {
+                desc.launch
+                    .evaluate(&desc.scope(c), &facts.limits)
+                    .map_or(f64::NAN, |g| g.global_size() as f64)
+            })
+            .collect()
+    };
     let mut searcher = build_searcher(
         args.searcher,
         args.model.as_deref(),
         &space,
+        &launch_sizes,
         &device,
         &rules,
         &args.search,
@@ -283,8 +341,8 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
     header.device = Some(facts.name.clone());
     let mut open = open_journal(&path, &header, args.live.resume, &space)?;
     let resumed = open.steps.len();
-    println!("pcsearch tune: kernel {} on {}", desc.name, facts.summary());
-    println!(
+    crate::outln!("pcsearch tune: kernel {} on {}", desc.name, facts.summary());
+    crate::outln!(
         "space: {} configurations of {} parameters; searcher {}, seed {}; journal {}",
         space.len(),
         space.parameters().len(),
@@ -297,10 +355,28 @@ pub fn tune(args: &TuneArgs) -> Result<()> {
     // Replayed tests do not pass through the journal callback: start the bar where they end.
     bar.set_position(resumed.min(len as usize) as u64);
     let history = run_live(&mut backend, searcher.as_mut(), &stop, &mut open, &bar)?;
-    print!(
+    crate::out!(
         "{}",
         summary(&history, &space, resumed.min(history.steps.len()))
     );
+    if let Some(costs) = phase_costs(&open.entries[resumed.min(open.entries.len())..]) {
+        crate::outln!("{costs}");
+    }
+    if args.results.t4.is_some() || args.results.kernel_tuner.is_some() {
+        let out = args
+            .results
+            .t4
+            .as_ref()
+            .or(args.results.kernel_tuner.as_ref());
+        let (data, _) = record::dataset(
+            &desc.name,
+            Some(facts.name.clone()),
+            &space,
+            &open.entries,
+            out.map_or(Path::new("results"), PathBuf::as_path),
+        )?;
+        write_result_files(&record::measured_only(&data), &args.results)?;
+    }
     Ok(())
 }
 
@@ -356,6 +432,7 @@ mod tests {
                 kind,
                 model.map(Path::new),
                 &space(),
+                &[],
                 &device,
                 &rules,
                 &search_args(),
@@ -442,12 +519,48 @@ mod tests {
                 shared_memory_bytes: 0,
             }),
             counters_unavailable: None,
+            target: Some("sm_90".into()),
+            phases: crate::backend::cuda::Phases {
+                compile_s: 0.25,
+                run_s: 0.0,
+                profile_s: 0.0,
+            },
         };
         let e = entry(&sp, &step, Some(details));
+        assert_eq!(e.target.as_deref(), Some("sm_90"));
+        assert_eq!(e.compile_s, 0.25);
         assert_eq!(e.metrics.len(), 1);
         assert_eq!(e.global_size, Some(4096.0));
         assert_eq!(e.local_size, Some(256.0));
         assert!(e.compiler_log.unwrap().contains("TILEX"));
+    }
+
+    #[test]
+    fn phase_costs_average_over_tests_and_profiles_over_profiled_ones() {
+        let sp = space();
+        let step = |profiled| Step {
+            config: 1,
+            profiled,
+            measurement: Measurement {
+                runtime_us: Some(12.5),
+                counters: None,
+                failure: None,
+                cost_s: 1.0,
+            },
+            elapsed_s: 1.0,
+        };
+        let mut plain = JournalEntry::from_step(&sp, &step(false));
+        plain.compile_s = 0.25;
+        plain.run_s = 0.5;
+        let mut profiled = JournalEntry::from_step(&sp, &step(true));
+        profiled.compile_s = 0.75;
+        profiled.run_s = 0.25;
+        profiled.profile_s = 2.0;
+        assert_eq!(phase_costs(&[]), None);
+        assert_eq!(
+            phase_costs(&[plain, profiled]).unwrap(),
+            "time per test (mean of 2): compile 0.500 s, runs 0.375 s, total 1.000 s; counter collection 2.000 s per profiled test (1 profiled)"
+        );
     }
 
     #[test]

@@ -45,6 +45,12 @@ pub struct CounterMap {
     pub min_compute_capability: f64,
     /// Canonical short name → source.
     pub counters: BTreeMap<String, CounterSource>,
+    /// Sources from hardware counters alone, for counters whose usual metrics need SASS
+    /// patching: CUPTI's range profiler accepts those but evaluates every one to the same number.
+    /// The live profiler reads these instead, and replay falls back to them when a recording lacks
+    /// the usual metrics (as pcsearch's own recordings do).
+    #[serde(default)]
+    pub hardware: BTreeMap<String, CounterSource>,
 }
 
 impl CounterMap {
@@ -52,7 +58,7 @@ impl CounterMap {
     pub fn parse(text: &str, path: &Path) -> Result<CounterMap> {
         let map: CounterMap =
             toml::from_str(text).map_err(|e| Error::file(path, format!("malformed: {e}")))?;
-        for (name, src) in &map.counters {
+        for (name, src) in map.counters.iter().chain(&map.hardware) {
             if Counter::from_short(name).is_none() {
                 return Err(Error::file(
                     path,
@@ -79,6 +85,18 @@ impl CounterMap {
             }
         }
         Ok(map)
+    }
+
+    /// The map the live profiler uses: hardware sources in place of the usual ones.
+    pub fn live(&self) -> CounterMap {
+        let mut counters = self.counters.clone();
+        counters.extend(self.hardware.clone());
+        CounterMap {
+            generation: self.generation,
+            min_compute_capability: self.min_compute_capability,
+            counters,
+            hardware: BTreeMap::new(),
+        }
     }
 
     /// The source of a canonical counter, if the generation has one.
@@ -111,20 +129,23 @@ impl CounterMap {
                 plans.push((counter, Plan::Constant(c)));
                 continue;
             }
-            let num: Option<Vec<usize>> = src.metrics.iter().map(find).collect();
-            let den: Option<Vec<usize>> = src.divide_by.iter().map(find).collect();
-            match (num, den, src.default) {
-                (Some(num), Some(den), _) => plans.push((
-                    counter,
-                    Plan::Metrics {
-                        num,
-                        den,
-                        scale: src.scale,
-                        max: src.max.unwrap_or(f64::INFINITY),
-                    },
-                )),
-                (_, _, Some(d)) => plans.push((counter, Plan::Constant(d))),
-                _ => {
+            let metrics_of = |src: &CounterSource| {
+                let num: Option<Vec<usize>> = src.metrics.iter().map(find).collect();
+                let den: Option<Vec<usize>> = src.divide_by.iter().map(find).collect();
+                Some(Plan::Metrics {
+                    num: num?,
+                    den: den?,
+                    scale: src.scale,
+                    max: src.max.unwrap_or(f64::INFINITY),
+                })
+            };
+            let hardware = self.hardware.get(counter.short());
+            let plan = metrics_of(src)
+                .or_else(|| hardware.and_then(metrics_of))
+                .or(src.default.map(Plan::Constant));
+            match plan {
+                Some(plan) => plans.push((counter, plan)),
+                None => {
                     let absent = src
                         .metrics
                         .iter()
@@ -282,6 +303,25 @@ metrics = ["l2_pct"]
         .unwrap_err()
         .to_string();
         assert!(err.contains("counters.LOC_O.max"), "{err}");
+    }
+
+    #[test]
+    fn hardware_sources_serve_the_live_profiler_and_recordings_without_the_usual_metrics() {
+        let text =
+            format!("{MAP}[hardware.L2_U]\nmetrics = [\"l2_hw_a\", \"l2_hw_b\"]\nscale = 2.0\n");
+        let map = CounterMap::parse(&text, Path::new("m.toml")).unwrap();
+        let live = map.live();
+        assert_eq!(
+            live.source(Counter::L2U).unwrap().metrics,
+            ["l2_hw_a", "l2_hw_b"]
+        );
+        assert!(!live.metric_names().contains(&"l2_pct".to_string()));
+        // A recording of the live profiler: the usual metric is absent, the hardware ones present.
+        let bound = map.resolve(&names(&["l2_hw_b", "l2_hw_a"]));
+        assert_eq!(bound.values(&[1.0, 2.0], 0.0, 0.0)[Counter::L2U], 6.0);
+        // Where both are present, the usual metric wins.
+        let bound = map.resolve(&names(&["l2_pct", "l2_hw_a", "l2_hw_b"]));
+        assert_eq!(bound.values(&[7.0, 1.0, 2.0], 0.0, 0.0)[Counter::L2U], 7.0);
     }
 
     #[test]

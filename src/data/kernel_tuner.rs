@@ -1,11 +1,13 @@
 //! Kernel Tuner cache files (JSON, schema 1.x): one `cache` entry per configuration, times in ms.
 
 use super::catalogue::is_known_non_parameter;
+use super::t4::parameter_json;
+use super::values::{numeric, text, ValueEncoding};
 use super::{Dataset, DatasetReader, ReadOptions, Record};
 use crate::error::{Error, Result};
 use crate::space::TuningSpace;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -16,6 +18,8 @@ pub struct KernelTunerCacheReader;
 struct File {
     device_name: Option<String>,
     kernel_name: Option<String>,
+    /// A number, a list of numbers or a string; rendered as the input's label.
+    problem_size: Option<Value>,
     tune_params_keys: Vec<String>,
     #[serde(default)]
     tune_params: Map<String, Value>,
@@ -35,6 +39,13 @@ const BOOKKEEPING: &[&str] = &[
     "GFLOP/s",
 ];
 
+/// Entry keys pcsearch adds for the launch sizes (total threads, threads per block), which Kernel
+/// Tuner's caches lack and the profile-based searcher's parallelism bottleneck needs; Kernel Tuner
+/// ignores keys it does not know.
+const GLOBAL_SIZE: &str = "global_size";
+/// See [`GLOBAL_SIZE`].
+const LOCAL_SIZE: &str = "local_size";
+
 /// Kernel Tuner's old marker of a failed configuration, before failures became strings.
 const FAILED_TIME_MS: f64 = 1e20;
 
@@ -43,13 +54,10 @@ impl DatasetReader for KernelTunerCacheReader {
         "Kernel Tuner cache"
     }
 
-    fn accepts(&self, _path: &Path, head: &str) -> bool {
-        head.trim_start().starts_with('{') && head.contains("\"tune_params_keys\"")
-    }
-
-    fn read(&self, path: &Path, options: &ReadOptions) -> Result<Dataset> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        let file: File = serde_json::from_slice(&bytes).map_err(|e| {
+    fn read(&self, path: &Path, bytes: &[u8], options: &ReadOptions) -> Result<Dataset> {
+        let raw = String::from_utf8_lossy(bytes);
+        let (json_text, unclosed) = close_like_kernel_tuner(&raw);
+        let file: File = serde_json::from_str(&json_text).map_err(|e| {
             Error::parse(
                 path,
                 e.line(),
@@ -75,24 +83,54 @@ impl DatasetReader for KernelTunerCacheReader {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        let mut space = TuningSpace::new(parameters.clone());
-        let mut records = Vec::new();
-        let mut first_key: Vec<&str> = Vec::new();
+        let mut columns: Vec<Vec<&Value>> = vec![Vec::new(); parameters.len()];
         for (key, entry) in &file.cache {
             let at = |msg: String| Error::file(path, format!("cache entry \"{key}\": {msg}"));
             let entry = entry
                 .as_object()
                 .ok_or_else(|| at("is not an object".into()))?;
-            let mut config = Vec::with_capacity(parameters.len());
-            for p in &parameters {
-                let v = entry
+            for (p, name) in parameters.iter().enumerate() {
+                columns[p].push(
+                    entry
+                        .get(name)
+                        .ok_or_else(|| at(format!("no value for tuning parameter `{name}`")))?,
+                );
+            }
+        }
+        let declared: Vec<Vec<Value>> = parameters
+            .iter()
+            .map(|p| {
+                file.tune_params
                     .get(p)
-                    .ok_or_else(|| at(format!("no value for tuning parameter `{p}`")))?;
-                config.push(parameter_value(p, v, &file.tune_params).ok_or_else(|| {
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect();
+        let encoding = ValueEncoding::decide(&columns, Some(&declared));
+        let mut space = TuningSpace::new(parameters.clone());
+        encoding.label(&mut space);
+        let mut records = Vec::new();
+        let mut first_key: Vec<&str> = Vec::new();
+        for (i, (key, entry)) in file.cache.iter().enumerate() {
+            let at = |msg: String| Error::file(path, format!("cache entry \"{key}\": {msg}"));
+            let entry = entry
+                .as_object()
+                .ok_or_else(|| at("is not an object".into()))?;
+            let mut config = Vec::with_capacity(parameters.len());
+            for (p, name) in parameters.iter().enumerate() {
+                let v = columns[p][i];
+                let declared_here = declared[p].is_empty()
+                    || declared[p].contains(v)
+                    || declared[p]
+                        .iter()
+                        .any(|d| numeric(d).is_some() && numeric(d) == numeric(v));
+                let x = encoding.encode(p, v).filter(|_| declared_here).ok_or_else(|| {
                     at(format!(
-                        "value {v} of `{p}` is neither a number nor one of tune_params[\"{p}\"]"
+                        "value {v} of `{name}` is neither a number nor one of tune_params[\"{name}\"]"
                     ))
-                })?);
+                })?;
+                config.push(x);
             }
             let (runtime_us, failure) = match entry.get("time") {
                 Some(Value::Number(n)) => match n.as_f64() {
@@ -112,10 +150,11 @@ impl DatasetReader for KernelTunerCacheReader {
                     })?;
                 }
             }
+            let size = |k: &str| entry.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
             let record = Record {
                 runtime_us,
-                global_size: f64::NAN,
-                local_size: f64::NAN,
+                global_size: size(GLOBAL_SIZE),
+                local_size: size(LOCAL_SIZE),
                 metrics,
                 overhead_us: entry
                     .get("compile_time")
@@ -133,32 +172,174 @@ impl DatasetReader for KernelTunerCacheReader {
             first_key.push(key);
             records.push(record);
         }
+        let mut warnings = Vec::new();
+        if unclosed {
+            warnings.push(format!(
+                "the cache was not closed (its tuning run was interrupted?): read as Kernel Tuner reads it, with {} configurations; replay takes them for the whole space",
+                records.len()
+            ));
+        }
+        let unseen: Vec<String> = parameters
+            .iter()
+            .enumerate()
+            .flat_map(|(p, name)| {
+                let seen = &columns[p];
+                declared[p]
+                    .iter()
+                    .filter(|d| {
+                        !seen
+                            .iter()
+                            .any(|v| *v == *d || (numeric(v).is_some() && numeric(v) == numeric(d)))
+                    })
+                    .map(move |d| format!("{name}={}", text(d)))
+            })
+            .collect();
+        if !unseen.is_empty() {
+            warnings.push(format!(
+                "it holds only part of the space: no configuration has {} (values listed in tune_params); replay takes the {} configurations present for the whole space",
+                unseen.join(", "),
+                records.len()
+            ));
+        }
         Ok(Dataset {
             source: path.to_path_buf(),
             kernel: file.kernel_name.unwrap_or_default(),
             device_name: file.device_name,
+            input: file.problem_size.as_ref().and_then(problem_size_label),
             space,
             metric_names,
             records,
+            warnings,
         })
     }
 }
 
-/// A TP value as a number: itself when numeric, else its position in the parameter's value list
-/// (Kernel Tuner allows strings such as `"float"`; trees and neighbourhoods only need an order).
-fn parameter_value(name: &str, value: &Value, tune_params: &Map<String, Value>) -> Option<f64> {
-    if let Some(x) = value.as_f64().filter(|x| x.is_finite()) {
-        return Some(x);
+/// `problem_size` as a label: `4096`, `[4096, 16]` → `4096-16`, a string as it is.
+fn problem_size_label(value: &Value) -> Option<String> {
+    match value {
+        Value::Number(n) => Some(n.to_string()),
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Array(a) if !a.is_empty() => a
+            .iter()
+            .map(|v| v.as_number().map(ToString::to_string))
+            .collect::<Option<Vec<_>>>()
+            .map(|parts| parts.join("-")),
+        _ => None,
     }
-    if let Some(b) = value.as_bool() {
-        return Some(f64::from(u8::from(b)));
+}
+
+/// A cache as Kernel Tuner reads it: one whose run was interrupted lacks the closing `}\n}` and
+/// may end in a comma after its last entry; Kernel Tuner drops the comma and closes it. Returns
+/// the text and whether it had to be closed.
+pub fn close_like_kernel_tuner(text: &str) -> (String, bool) {
+    let trimmed = text.trim();
+    if trimmed.is_empty() || trimmed.ends_with("}\n}") || trimmed.ends_with("}}}") {
+        return (text.to_string(), false);
     }
-    tune_params
-        .get(name)?
-        .as_array()?
+    let body = trimmed.strip_suffix(',').unwrap_or(trimmed);
+    (format!("{body}}}\n}}"), true)
+}
+
+/// Writes a dataset as a closed Kernel Tuner cache (schema 1.2) that Kernel Tuner's simulation
+/// mode replays: keys are the parameter values joined by commas as Kernel Tuner forms them, times
+/// in milliseconds, failures as Kernel Tuner's error strings.
+pub fn write_kernel_tuner_cache(dataset: &Dataset, path: &Path) -> Result<()> {
+    let space = &dataset.space;
+    let tune_params: Map<String, Value> = space
+        .parameters()
         .iter()
-        .position(|v| v == value)
-        .map(|i| i as f64)
+        .zip(space.parameter_values())
+        .enumerate()
+        .map(|(p, (name, values))| {
+            let values: Vec<Value> = values
+                .iter()
+                .map(|v| parameter_json(space, p, *v))
+                .collect();
+            (name.clone(), Value::Array(values))
+        })
+        .collect();
+    let mut cache = Map::new();
+    for (id, r) in dataset.records.iter().enumerate() {
+        let config = space.config(id);
+        let key = config
+            .iter()
+            .enumerate()
+            .map(|(p, v)| space.value_text(p, *v))
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut entry = Map::new();
+        for (p, (name, v)) in space.parameters().iter().zip(config).enumerate() {
+            entry.insert(name.clone(), parameter_json(space, p, *v));
+        }
+        let compile_ms = r.overhead_us.map(|o| o / 1e3);
+        match r.runtime_us {
+            Some(t) => {
+                let ms = t / 1e3;
+                entry.insert("time".into(), json!(ms));
+                entry.insert("times".into(), json!([ms]));
+                entry.insert("benchmark_time".into(), json!(ms));
+            }
+            None => {
+                let failure = r
+                    .failure
+                    .as_deref()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                let error = match failure.as_str() {
+                    f if f.contains("compil") => "CompilationFailedConfig",
+                    f if f.contains("constraint") || f == "invalidconfig" => "InvalidConfig",
+                    _ => "RuntimeFailedConfig",
+                };
+                entry.insert("time".into(), json!(error));
+                entry.insert("benchmark_time".into(), json!(0.0));
+            }
+        }
+        // Unknown compile times are left out rather than written as 0: pcsearch would read a 0
+        // back as a measured overhead (Kernel Tuner needs them only to simulate a time limit).
+        if let Some(ms) = compile_ms {
+            entry.insert("compile_time".into(), json!(ms));
+        }
+        entry.insert("verification_time".into(), json!(0.0));
+        entry.insert("strategy_time".into(), json!(0.0));
+        entry.insert("framework_time".into(), json!(0.0));
+        entry.insert("timestamp".into(), json!(""));
+        for (name, v) in dataset.metric_names.iter().zip(&r.metrics) {
+            if v.is_finite() {
+                entry.insert(name.clone(), json!(v));
+            }
+        }
+        for (k, v) in [(GLOBAL_SIZE, r.global_size), (LOCAL_SIZE, r.local_size)] {
+            if v.is_finite() {
+                entry.insert(k.into(), json!(v));
+            }
+        }
+        cache.insert(key, Value::Object(entry));
+    }
+    let header = json!({
+        "schema_version": "1.2.0",
+        "device_name": dataset.device_name.clone().unwrap_or_default(),
+        "kernel_name": dataset.kernel,
+        "tune_params_keys": space.parameters(),
+        "tune_params": tune_params,
+        "objective": "time",
+    });
+    // Kernel Tuner appends to and closes a cache by its last three characters, `}\n}`: `cache`
+    // must come last, whatever order a JSON map would give it.
+    let pretty = |v: &Value| {
+        serde_json::to_string_pretty(v)
+            .map_err(|e| Error::file(path, format!("cannot serialise: {e}")))
+    };
+    let header = pretty(&header)?;
+    let header = header
+        .trim_end()
+        .strip_suffix('}')
+        .unwrap_or(&header)
+        .trim_end();
+    let text = format!(
+        "{header},\n\"cache\": {}\n}}\n",
+        pretty(&Value::Object(cache))?
+    );
+    std::fs::write(path, text).map_err(|e| Error::io(path, e))
 }
 
 #[cfg(test)]
@@ -191,13 +372,13 @@ mod tests {
         assert_eq!(ds.valid_count(), 2);
         let (best, runtime) = ds.best().unwrap();
         assert_eq!(runtime, 250.0, "0.25 ms is 250 us");
-        assert_eq!(ds.space.describe(best), "block_size_x=128,precision=0");
+        assert_eq!(ds.space.describe(best), "block_size_x=128,precision=float");
         assert_eq!(ds.records[best].overhead_us, Some(110_000.0));
         assert_eq!(ds.records[best].metrics, vec![125000.0]);
         assert_eq!(ds.metric_names, vec!["dram__sectors_read.sum".to_string()]);
         let failed = ds
             .space
-            .parse_assignment("block_size_x=256,precision=1")
+            .parse_assignment("block_size_x=256,precision=double")
             .unwrap();
         assert_eq!(
             ds.records[failed].failure.as_deref(),
@@ -205,6 +386,7 @@ mod tests {
         );
         assert!(ds.records[failed].metrics[0].is_nan());
         assert_eq!(ds.device_name.as_deref(), Some("NVIDIA GeForce RTX 3090"));
+        assert_eq!(ds.input_hint().as_deref(), Some("1000000"));
     }
 
     #[test]

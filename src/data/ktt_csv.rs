@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::space::{format_value, TuningSpace};
 use std::path::Path;
 
-const RUNTIME: &str = "Computation duration (us)";
+pub(super) const RUNTIME: &str = "Computation duration (us)";
 
 /// Reader of KTT 1.x CSV files (`Kernel name,Computation duration (us),Global size,…`).
 pub struct KttCsvReader;
@@ -26,16 +26,11 @@ impl DatasetReader for KttCsvReader {
         "KTT CSV"
     }
 
-    fn accepts(&self, _path: &Path, head: &str) -> bool {
-        head.lines().next().is_some_and(|l| l.contains(RUNTIME))
-    }
-
-    fn read(&self, path: &Path, options: &ReadOptions) -> Result<Dataset> {
+    fn read(&self, path: &Path, bytes: &[u8], options: &ReadOptions) -> Result<Dataset> {
         let mut reader = csv::ReaderBuilder::new()
             .flexible(true)
             .trim(csv::Trim::All)
-            .from_path(path)
-            .map_err(|e| Error::file(path, e.to_string()))?;
+            .from_reader(bytes);
         let header = reader
             .headers()
             .map_err(|e| Error::parse(path, 1, e.to_string()))?
@@ -120,9 +115,11 @@ impl DatasetReader for KttCsvReader {
             source: path.to_path_buf(),
             kernel,
             device_name: None,
+            input: None,
             space,
             metric_names,
             records,
+            warnings: Vec::new(),
         })
     }
 }
@@ -217,8 +214,14 @@ fn optional_number(path: &Path, line: usize, column: &str, cell: &str) -> Result
 
 /// Writes a dataset as KTT 1.x CSV, readable by [`KttCsvReader`] and by KTT's own scripts.
 pub fn write_ktt_csv(dataset: &Dataset, path: &Path) -> Result<()> {
-    let mut w = csv::Writer::from_path(path).map_err(|e| Error::file(path, e.to_string()))?;
-    let io = |e: csv::Error| Error::file(path, e.to_string());
+    let bytes = ktt_csv_bytes(dataset).map_err(|e| Error::file(path, e))?;
+    std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
+}
+
+/// A dataset as KTT 1.x CSV text.
+pub fn ktt_csv_bytes(dataset: &Dataset) -> std::result::Result<Vec<u8>, String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let io = |e: csv::Error| e.to_string();
     let mut header = vec![
         "Kernel name".to_string(),
         RUNTIME.to_string(),
@@ -236,6 +239,16 @@ pub fn write_ktt_csv(dataset: &Dataset, path: &Path) -> Result<()> {
         }
     };
     for (id, r) in dataset.records.iter().enumerate() {
+        // Refuse here what the reader would refuse there.
+        let config = || dataset.space.describe(id);
+        super::limits::check_record(r).map_err(|e| format!("configuration {}: {e}", config()))?;
+        if let (Some(_), Some(k)) = (r.runtime_us, r.metrics.iter().position(|v| v.is_nan())) {
+            return Err(format!(
+                "configuration {} ran but has no value for `{}`; the reader needs every counter of a measured configuration",
+                config(),
+                dataset.metric_names[k]
+            ));
+        }
         let mut row = vec![
             dataset.kernel.clone(),
             r.runtime_us.map(cell).unwrap_or_default(),
@@ -246,5 +259,5 @@ pub fn write_ktt_csv(dataset: &Dataset, path: &Path) -> Result<()> {
         row.extend(r.metrics.iter().map(|v| cell(*v)));
         w.write_record(&row).map_err(io)?;
     }
-    w.flush().map_err(|e| Error::io(path, e))
+    w.into_inner().map_err(|e| e.to_string())
 }

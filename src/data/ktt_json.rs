@@ -87,13 +87,8 @@ impl DatasetReader for KttJsonReader {
         "KTT JSON"
     }
 
-    fn accepts(&self, _path: &Path, head: &str) -> bool {
-        head.trim_start().starts_with('{')
-    }
-
-    fn read(&self, path: &Path, options: &ReadOptions) -> Result<Dataset> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        let file: File = serde_json::from_slice(&bytes)
+    fn read(&self, path: &Path, bytes: &[u8], options: &ReadOptions) -> Result<Dataset> {
+        let file: File = serde_json::from_slice(bytes)
             .map_err(|e| Error::parse(path, e.line(), format!("not KTT JSON output: {e}")))?;
         // CUDA-style sizes give the grid in blocks; OpenCL-style give total threads.
         let cuda_grid = file
@@ -201,9 +196,11 @@ impl DatasetReader for KttJsonReader {
             source: path.to_path_buf(),
             kernel,
             device_name: file.metadata.device,
+            input: None,
             space,
             metric_names,
             records,
+            warnings: Vec::new(),
         })
     }
 }

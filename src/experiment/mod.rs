@@ -1,21 +1,37 @@
 //! Repeated, seeded searches over recorded data, and their statistics.
 
+mod comparison;
+mod curves;
 pub mod holdout;
+mod plot;
+mod progress;
 mod report;
+mod runs_out;
+mod score;
 mod stats;
+mod trace;
 
+pub use comparison::{plot_space, summary_scores, SearcherOutcome, SpaceSetup};
+pub use curves::{best_after_tests, best_at_time, Band, Scale};
+pub use plot::{plot_dir, summary as plot_summary};
+pub use progress::progress_bar;
 pub use report::{
-    geometric_mean, print_comparison, print_simulation, print_summary, searchers_json, SpaceFacts,
+    geometric_mean, print_comparison, print_scores, print_simulation, print_summary, scores_json,
+    searchers_json, short_name, SpaceFacts,
+};
+pub use runs_out::{RunsContext, RunsWriter};
+pub use score::{
+    random_expected_best, relative_performance, SpaceBudget, SpacePerformance, SummaryScore,
+    BUDGET_POINTS,
 };
 pub use stats::{derive_seed, StepStats};
+pub use trace::{mean_plain_cost, random_budget_tests, repeat_traced, Horizon, RunTrace};
 
-use crate::backend::{ReplayBackend, TimeModel};
+use crate::backend::TimeModel;
 use crate::counters::CounterValues;
 use crate::data::Dataset;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::search::SearcherFactory;
-use crate::tuning::{tune, StopRule};
-use rayon::prelude::*;
 use std::sync::Arc;
 
 /// How one search run went.
@@ -52,36 +68,6 @@ pub fn repeat(
     factory: &dyn SearcherFactory,
     rep: &Repetition,
 ) -> Result<Vec<RunResult>> {
-    if rep.runs == 0 {
-        return Err(Error::invalid("--runs must be at least 1"));
-    }
-    if rep.max_tests == Some(0) {
-        return Err(Error::invalid("--max-tests must be at least 1"));
-    }
-    let threshold = dataset.well_performing_threshold();
-    let stop = StopRule {
-        target_runtime_us: Some(threshold),
-        max_tests: Some(rep.max_tests.unwrap_or(2 * dataset.len())),
-        max_time_s: None,
-    };
-    let backend = ReplayBackend::new(dataset.clone(), counters, rep.time_model.clone());
-    (0..rep.runs)
-        .into_par_iter()
-        .map(|i| {
-            let mut backend = backend.clone();
-            let mut searcher = factory.build(derive_seed(rep.seed, i as u64));
-            let history = tune(&mut backend, searcher.as_mut(), &stop, &[], &mut |_| Ok(()))?;
-            let found = history
-                .steps
-                .last()
-                .and_then(|s| s.measurement.runtime_us)
-                .is_some_and(|t| t <= threshold);
-            Ok(RunResult {
-                steps: history.steps.len(),
-                profiled: history.steps.iter().filter(|s| s.profiled).count(),
-                time_s: history.steps.last().map_or(0.0, |s| s.elapsed_s),
-                found,
-            })
-        })
-        .collect()
+    let traces = repeat_traced(dataset, counters, factory, rep, Horizon::NONE, None)?;
+    Ok(traces.into_iter().map(|t| t.result).collect())
 }

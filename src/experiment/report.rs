@@ -1,7 +1,8 @@
 //! Human-readable tables and stable JSON objects for `simulate` and `compare`.
 
-use super::StepStats;
+use super::{StepStats, SummaryScore};
 use crate::data::Dataset;
+use crate::error::Result;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -53,16 +54,20 @@ fn merge(facts: &SpaceFacts, extra: Value) -> Value {
     v
 }
 
-fn print_facts(facts: &SpaceFacts) {
-    println!("space          {} ({})", facts.file, facts.kernel);
-    println!(
+fn print_facts(facts: &SpaceFacts) -> Result<()> {
+    crate::outln!("space          {} ({})", facts.file, facts.kernel);
+    crate::outln!(
         "configurations {} ({} valid), {} well-performing (<= 1.1 x best)",
-        facts.configurations, facts.valid, facts.well_performing
+        facts.configurations,
+        facts.valid,
+        facts.well_performing
     );
-    println!(
+    crate::outln!(
         "best           {:.1} us  {}",
-        facts.best_runtime_us, facts.best_configuration
+        facts.best_runtime_us,
+        facts.best_configuration
     );
+    Ok(())
 }
 
 fn stats_row(name: &str, s: &StepStats) -> String {
@@ -88,7 +93,7 @@ pub fn print_simulation(
     seed: u64,
     stats: &StepStats,
     json: bool,
-) {
+) -> Result<()> {
     let is_random = searcher == "random";
     if json {
         let mut v = merge(facts, json!({ "searcher": searcher, "seed": seed }));
@@ -98,15 +103,15 @@ pub fn print_simulation(
                 o.remove("expected_random_steps");
             }
         }
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        return;
+        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(());
     }
-    print_facts(facts);
-    println!("runs           {} (seed {seed})", stats.runs);
-    println!("{STATS_HEADER}");
-    println!("{}", stats_row(searcher, stats));
+    print_facts(facts)?;
+    crate::outln!("runs           {} (seed {seed})", stats.runs);
+    crate::outln!("{STATS_HEADER}");
+    crate::outln!("{}", stats_row(searcher, stats));
     if is_random {
-        println!(
+        crate::outln!(
             "exact expectation (N+1)/(K+1) = {:.2}  (measured mean {:.2}, {:+.1}%)",
             facts.expected_random_steps,
             stats.mean_steps,
@@ -114,31 +119,45 @@ pub fn print_simulation(
         );
     }
     if stats.not_found > 0 {
-        println!(
+        crate::outln!(
             "{} runs hit the test cap without a well-performing configuration",
             stats.not_found
         );
     }
+    Ok(())
 }
 
-/// Prints several searchers on one space with each one's improvement over the first.
-pub fn print_comparison(facts: &SpaceFacts, seed: u64, results: &[(String, StepStats)]) {
+/// Prints several searchers on one space with each one's improvement over the first, in steps
+/// and in simulated time.
+pub fn print_comparison(
+    facts: &SpaceFacts,
+    seed: u64,
+    results: &[(String, StepStats)],
+) -> Result<()> {
     let base = results.first().map_or(f64::NAN, |(_, s)| s.mean_steps);
-    print_facts(facts);
-    println!(
+    let base_time = results.first().map_or(f64::NAN, |(_, s)| s.mean_time_s);
+    print_facts(facts)?;
+    crate::outln!(
         "runs           {} (seed {seed}); random without replacement needs (N+1)/(K+1) = {:.2}",
         results.first().map_or(0, |r| r.1.runs),
         facts.expected_random_steps
     );
-    println!("{STATS_HEADER}  improvement");
+    crate::outln!("{STATS_HEADER}  improvement: steps   time");
     for (name, s) in results {
-        println!("{}  {:>10.2}x", stats_row(name, s), base / s.mean_steps);
+        crate::outln!(
+            "{}  {:>18.2}x {:>6.2}x",
+            stats_row(name, s),
+            base / s.mean_steps,
+            base_time / s.mean_time_s
+        );
     }
+    Ok(())
 }
 
 /// Each searcher's statistics as JSON, with its name and its improvement over the first searcher.
 pub fn searchers_json(results: &[(String, StepStats)]) -> Vec<Value> {
     let base = results.first().map_or(f64::NAN, |(_, s)| s.mean_steps);
+    let base_time = results.first().map_or(f64::NAN, |(_, s)| s.mean_time_s);
     results
         .iter()
         .map(|(name, s)| {
@@ -146,6 +165,7 @@ pub fn searchers_json(results: &[(String, StepStats)]) -> Vec<Value> {
             if let Value::Object(o) = &mut v {
                 o.insert("searcher".into(), json!(name));
                 o.insert("improvement".into(), json!(base / s.mean_steps));
+                o.insert("time_improvement".into(), json!(base_time / s.mean_time_s));
             }
             v
         })
@@ -166,24 +186,32 @@ pub fn geometric_mean(values: &[f64]) -> f64 {
     }
 }
 
-/// Prints, for several spaces, each searcher's mean steps and improvement over the first searcher,
-/// with the geometric mean of the improvements; as JSON, every space's full statistics.
-pub fn print_summary(rows: &[(SpaceFacts, Vec<(String, StepStats)>)], seed: u64, json: bool) {
+/// One searcher's improvement on one space's results: (results, searcher index) → ratio.
+type Improvement<'a> = &'a dyn Fn(&[(String, StepStats)], usize) -> f64;
+
+/// Prints, for several spaces, each searcher's mean steps and mean simulated seconds with the
+/// improvement over the first searcher, and the geometric means of the improvements; as JSON,
+/// every space's full statistics; then the summary `scores`.
+pub fn print_summary(
+    rows: &[(SpaceFacts, Vec<(String, StepStats)>)],
+    scores: &[(String, SummaryScore)],
+    seed: u64,
+    json: bool,
+) -> Result<()> {
     let names: Vec<String> = rows
         .first()
         .map(|(_, r)| r.iter().map(|(n, _)| n.clone()).collect())
         .unwrap_or_default();
     let improvement = |r: &[(String, StepStats)], i: usize| r[0].1.mean_steps / r[i].1.mean_steps;
-    let geo: Vec<f64> = (0..names.len())
-        .map(|i| {
-            geometric_mean(
-                &rows
-                    .iter()
-                    .map(|(_, r)| improvement(r, i))
-                    .collect::<Vec<_>>(),
-            )
-        })
-        .collect();
+    let time_improvement =
+        |r: &[(String, StepStats)], i: usize| r[0].1.mean_time_s / r[i].1.mean_time_s;
+    let geo = |f: Improvement| -> Vec<f64> {
+        (0..names.len())
+            .map(|i| geometric_mean(&rows.iter().map(|(_, r)| f(r, i)).collect::<Vec<_>>()))
+            .collect()
+    };
+    let geo_steps = geo(&improvement);
+    let geo_time = geo(&time_improvement);
     if json {
         let spaces: Vec<Value> = rows
             .iter()
@@ -192,51 +220,115 @@ pub fn print_summary(rows: &[(SpaceFacts, Vec<(String, StepStats)>)], seed: u64,
                 merge(facts, json!({ "searchers": searchers }))
             })
             .collect();
-        let summary: serde_json::Map<String, Value> = names
-            .iter()
-            .zip(&geo)
-            .map(|(n, g)| (n.clone(), json!(g)))
-            .collect();
-        let v = json!({ "seed": seed, "baseline": names.first(), "spaces": spaces, "geometric_mean_improvement": summary });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-        return;
+        let by_name = |g: &[f64]| -> serde_json::Map<String, Value> {
+            names
+                .iter()
+                .zip(g)
+                .map(|(n, g)| (n.clone(), json!(g)))
+                .collect()
+        };
+        let v = json!({
+            "seed": seed,
+            "baseline": names.first(),
+            "spaces": spaces,
+            "geometric_mean_improvement": by_name(&geo_steps),
+            "geometric_mean_time_improvement": by_name(&geo_time),
+            "summary_score": scores_json(scores),
+        });
+        crate::outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return Ok(());
     }
     if rows.len() < 2 {
-        return;
+        print_scores(scores, rows.len(), "space")?;
+        return Ok(());
     }
-    print!("{:<28} {:>6} {:>4}", "space", "N", "K");
-    for n in &names {
-        print!(" {:>22}", format!("{n} mean/median"));
-    }
-    println!();
-    for (facts, results) in rows {
-        print!(
-            "{:<28} {:>6} {:>4}",
-            short_name(&facts.file),
-            facts.configurations,
-            facts.well_performing
-        );
-        for (i, (_, s)) in results.iter().enumerate() {
-            print!(
-                " {:>22}",
-                format!(
-                    "{:.1}/{:.0} ({:.2}x)",
-                    s.mean_steps,
-                    s.median_steps,
-                    improvement(results, i)
-                )
-            );
+    for (what, by_time) in [("mean/median steps", false), ("mean seconds", true)] {
+        crate::out!("{:<28} {:>6} {:>4}", "space", "N", "K");
+        for n in &names {
+            crate::out!(" {:>22}", format!("{n} {what}"));
         }
-        println!();
+        crate::outln!();
+        for (facts, results) in rows {
+            crate::out!(
+                "{:<28} {:>6} {:>4}",
+                short_name(&facts.file),
+                facts.configurations,
+                facts.well_performing
+            );
+            for (i, (_, s)) in results.iter().enumerate() {
+                let cell = if by_time {
+                    format!(
+                        "{:.1} ({:.2}x)",
+                        s.mean_time_s,
+                        time_improvement(results, i)
+                    )
+                } else {
+                    format!(
+                        "{:.1}/{:.0} ({:.2}x)",
+                        s.mean_steps,
+                        s.median_steps,
+                        improvement(results, i)
+                    )
+                };
+                crate::out!(" {cell:>22}");
+            }
+            crate::outln!();
+        }
+        crate::out!("{:<40}", "geometric mean of improvements");
+        for g in if by_time { &geo_time } else { &geo_steps } {
+            crate::out!(" {:>22}", format!("{g:.2}x"));
+        }
+        crate::outln!("\n");
     }
-    print!("{:<40}", "geometric mean of improvements");
-    for g in &geo {
-        print!(" {:>22}", format!("{g:.2}x"));
-    }
-    println!();
+    print_scores(scores, rows.len(), "spaces")?;
+    Ok(())
 }
 
-fn short_name(path: &str) -> String {
+/// Prints each searcher's summary score over `spaces` spaces (or tuned/model pairs, as `what`
+/// says) and its curve at tenths of the budget.
+pub fn print_scores(scores: &[(String, SummaryScore)], spaces: usize, what: &str) -> Result<()> {
+    crate::outln!(
+        "summary score over {spaces} {what}: performance relative to random search over each \
+         space's budget (0 = random search, 1 = the optimum at once, < 0 worse than random)"
+    );
+    crate::outln!("{:<18} {:>7} {:>7}", "searcher", "tests", "time");
+    for (name, s) in scores {
+        crate::outln!("{name:<18} {:>7.3} {:>7.3}", s.tests, s.time);
+    }
+    crate::outln!("curves at 10 %, 20 %, ..., 100 % of the budget");
+    for (name, s) in scores {
+        for (what, curve) in [("tests", s.tests_by_tenths()), ("time", s.time_by_tenths())] {
+            crate::out!("{:<24}", format!("{name} ({what})"));
+            for v in curve {
+                crate::out!(" {v:>6.2}");
+            }
+            crate::outln!();
+        }
+    }
+    Ok(())
+}
+
+/// The summary scores as JSON: both numbers and both curves at tenths of the budget.
+pub fn scores_json(scores: &[(String, SummaryScore)]) -> Value {
+    let map: serde_json::Map<String, Value> = scores
+        .iter()
+        .map(|(name, s)| {
+            (
+                name.clone(),
+                json!({
+                    "tests": s.tests,
+                    "time": s.time,
+                    "curve_tests": s.tests_by_tenths(),
+                    "curve_time": s.time_by_tenths(),
+                }),
+            )
+        })
+        .collect();
+    Value::Object(map)
+}
+
+/// The file name without directory, extension and KTT's `_output` suffix (`680-coulomb`).
+pub fn short_name(path: &str) -> String {
     let p = std::path::Path::new(path);
     let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or(path);
     stem.trim_end_matches("_output").to_string()

@@ -1,4 +1,4 @@
-//! Bottleneck analysis (paper §3.5, DESIGN.md §3): each entry in 0..1, higher is more limiting.
+//! Bottleneck analysis (paper §3.5; the README's "How it works", step 2): each entry in 0..1, higher is more limiting.
 
 use super::reaction::{ExpertOptions, Formula};
 use crate::counters::{Counter, CounterValues, Generation};

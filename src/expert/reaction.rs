@@ -1,4 +1,4 @@
-//! Reaction (paper §3.5, DESIGN.md §3): from bottlenecks to the desired change of each counter.
+//! Reaction (paper §3.5; the README's "How it works", step 2): from bottlenecks to the desired change of each counter.
 
 use super::Bottlenecks;
 use crate::counters::{Counter, Generation};

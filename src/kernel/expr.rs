@@ -8,6 +8,39 @@ use crate::error::{Error, Result};
 use evalexpr::{ContextWithMutableVariables, HashMapContext, Node, Value};
 use std::path::{Path, PathBuf};
 
+/// Longest expression accepted, in characters: real constraints and launch sizes are a line.
+pub const MAX_LENGTH: usize = 1_000;
+/// Deepest parenthesis nesting accepted.
+pub const MAX_NESTING: usize = 32;
+
+/// Refuses text the parser would take too long or too deep a recursion on: evalexpr parses
+/// recursively (200,000 nested parentheses overflow the stack) and a run of unary minus signs in
+/// quadratic time. This scan is linear; within its bounds the parser is fast and shallow.
+fn check_size(text: &str) -> std::result::Result<(), String> {
+    let length = text.chars().count();
+    if length > MAX_LENGTH {
+        return Err(format!(
+            "is {length} characters long; at most {MAX_LENGTH} are accepted"
+        ));
+    }
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(format!(
+                        "nests parentheses deeper than {MAX_NESTING} levels, the most accepted"
+                    ));
+                }
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Values of the names an expression may use, for one configuration.
 pub type Scope = HashMapContext;
 
@@ -53,6 +86,8 @@ impl Expr {
         line: usize,
         known: &[String],
     ) -> Result<Expr> {
+        check_size(text)
+            .map_err(|e| Error::parse(path, line, format!("{role}: the expression {e}")))?;
         let node = evalexpr::build_operator_tree(text)
             .map_err(|e| Error::parse(path, line, format!("{role}: cannot parse `{text}`: {e}")))?;
         for name in node.iter_variable_identifiers() {
@@ -173,6 +208,38 @@ mod tests {
             err.starts_with("k.toml:9: launch.block[1]: cannot parse"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn hostile_expressions_are_refused_or_parsed_quickly_without_deep_recursion() {
+        let p = Path::new("k.toml");
+        let compile = |text: &str| Expr::compile(text, "constraint `c`", p, 2, &known());
+        let nested = format!("{}N{}", "(".repeat(200_000), ")".repeat(200_000));
+        let err = compile(&nested).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "k.toml:2: constraint `c`: the expression is 400001 characters long; at most 1000 are accepted"
+        );
+        let err = compile(&format!("{}N{}", "(".repeat(33), ")".repeat(33)))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("deeper than 32 levels"), "{err}");
+        let chain = vec!["N"; 200_000].join("+");
+        assert!(compile(&chain)
+            .unwrap_err()
+            .to_string()
+            .contains("characters long"));
+        assert!(compile(&format!("{}N", "-".repeat(100_000))).is_err());
+        // The worst cases within the bounds parse and evaluate at once, on a test thread's stack.
+        let start = std::time::Instant::now();
+        let s = scope([("N", 3.0), ("TILE", 2.0)]);
+        let e = compile(&format!("{}N", "-".repeat(999))).unwrap();
+        assert_eq!(e.number(&s), Ok(-3.0));
+        let e = compile(&vec!["N"; 500].join("+")).unwrap();
+        assert_eq!(e.number(&s), Ok(1500.0));
+        let e = compile(&format!("{}N{}", "(".repeat(32), ")".repeat(32))).unwrap();
+        assert_eq!(e.number(&s), Ok(3.0));
+        assert!(start.elapsed().as_secs_f64() < 1.0, "{:?}", start.elapsed());
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub(super) struct RawKernel {
     pub compiler_options: Vec<String>,
     pub repetitions: Option<Spanned<i64>>,
     pub warmup: Option<Spanned<i64>>,
+    pub timeout_s: Option<Spanned<f64>>,
 }
 
 /// `[launch]`.

@@ -2,7 +2,7 @@
 //!
 //! A TOML file names the CUDA source and kernel, the problem sizes, the tuning parameters and their
 //! values, constraints between them, the launch geometry and the kernel's arguments, all sizes being
-//! expressions of problem sizes and parameters. See `docs/tuning-on-your-gpu.md` for the reference.
+//! expressions of problem sizes and parameters. The README ("The kernel description file") is the reference.
 
 pub mod args;
 pub mod defines;
@@ -10,6 +10,7 @@ pub mod expr;
 mod file;
 pub mod geometry;
 mod space;
+pub mod validate;
 
 pub use args::{Argument, ArgumentKind, Element, HostData, Init};
 pub use expr::{Expr, Scope};
@@ -23,6 +24,12 @@ use std::path::{Path, PathBuf};
 /// Most timed or warm-up runs per test: more would take hours per configuration, and the timing
 /// events of every repetition are held at once.
 const MAX_RUNS: i64 = 100_000;
+
+/// Default `kernel.timeout_s`: far above any kernel worth tuning, far below a hung GPU's patience.
+const DEFAULT_TIMEOUT_S: f64 = 10.0;
+
+/// Largest `kernel.timeout_s` accepted, seconds.
+const MAX_TIMEOUT_S: f64 = 3600.0;
 
 /// A tuning parameter and the values it takes, in file order.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,6 +91,8 @@ pub struct KernelDescription {
     pub repetitions: usize,
     /// Untimed runs before timing.
     pub warmup: usize,
+    /// Longest one launch may run before the test is abandoned as runaway, seconds.
+    pub timeout_s: f64,
     /// Problem sizes, in file order.
     pub problem: Vec<(String, f64)>,
     /// Tuning parameters, in file order.
@@ -101,7 +110,7 @@ pub struct KernelDescription {
 impl KernelDescription {
     /// Reads and validates a description file.
     pub fn load(path: &Path) -> Result<KernelDescription> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::input::read_text_bounded(path, crate::input::MAX_SMALL_FILE_BYTES)?;
         KernelDescription::parse(&text, path)
     }
 
@@ -283,6 +292,17 @@ impl KernelDescription {
         };
         let repetitions = positive(raw.kernel.repetitions.as_ref(), "repetitions", 10, 1)?;
         let warmup = positive(raw.kernel.warmup.as_ref(), "warmup", 1, 0)?;
+        let timeout_s = match &raw.kernel.timeout_s {
+            None => DEFAULT_TIMEOUT_S,
+            Some(t) if (0.001..=MAX_TIMEOUT_S).contains(t.get_ref()) => *t.get_ref(),
+            Some(t) => {
+                return Err(Error::parse(
+                    path,
+                    at(t.span()),
+                    format!("kernel.timeout_s must be between 0.001 and {MAX_TIMEOUT_S} seconds"),
+                ))
+            }
+        };
         check_identifier(&raw.kernel.name, "kernel.name", path, kernel_line)?;
         if raw.kernel.compiler_options.iter().any(|o| o.contains('\0')) {
             return Err(Error::parse(
@@ -299,6 +319,7 @@ impl KernelDescription {
             compiler_options: raw.kernel.compiler_options.clone(),
             repetitions,
             warmup,
+            timeout_s,
             problem,
             parameters,
             constraints,

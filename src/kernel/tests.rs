@@ -51,6 +51,7 @@ fn a_small_description_parses_with_defaults() {
     assert_eq!(d.source_path, Path::new("dir/scale.cu"));
     assert_eq!(d.repetitions, 5);
     assert_eq!(d.warmup, 1);
+    assert_eq!(d.timeout_s, 10.0);
     assert_eq!(d.problem, vec![("N".to_string(), 1024.0)]);
     assert_eq!(d.parameter_names(), vec!["BLOCK", "WPT"]);
     assert_eq!(d.parameters[0].values, vec![32.0, 64.0, 128.0, 256.0]);
@@ -218,6 +219,18 @@ fn parameter_and_argument_errors_are_named() {
         e.starts_with("dir/k.toml:6: kernel.warmup must be between 0 and 100000"),
         "{e}"
     );
+    for bad in ["0.0", "-1.0", "1e9", "nan"] {
+        let e = err(&SMALL.replace(
+            "repetitions = 5",
+            &format!("repetitions = 5\ntimeout_s = {bad}"),
+        ));
+        assert!(
+            e.starts_with("dir/k.toml:6: kernel.timeout_s must be between 0.001 and 3600 seconds"),
+            "{bad}: {e}"
+        );
+    }
+    let d = parse(&SMALL.replace("repetitions = 5", "repetitions = 5\ntimeout_s = 0.5")).unwrap();
+    assert_eq!(d.timeout_s, 0.5);
 }
 
 #[test]

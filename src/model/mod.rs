@@ -5,11 +5,16 @@
 //! a configuration does depends on the TPs far more than on the GPU.
 
 mod accuracy;
+mod domain;
 mod file;
 mod train;
 mod tree;
 
 pub use accuracy::{CounterAccuracy, Errors};
+pub use domain::{Extrapolation, TrainingDomain};
+/// Signs hand-written model JSON, so tests can write model files this build accepts.
+#[cfg(test)]
+pub(crate) use file::to_bytes as signed_model_bytes;
 pub use file::{FORMAT, VERSION};
 pub use train::{Selection, TrainOptions};
 pub use tree::{FlatTree, Node};
@@ -68,6 +73,9 @@ pub struct CounterModel {
     configurations: usize,
     skipped: Vec<SkippedCounter>,
     accuracy: Vec<CounterAccuracy>,
+    /// The training range (version 2 on; version 1 files have none, so nothing is flagged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    domain: Option<TrainingDomain>,
     /// Node layout: `[feature, value, yes, no]`; feature −1 marks a leaf whose value is the prediction,
     /// otherwise `x[feature] <= value` goes to node `yes`, else to node `no`.
     trees: Vec<CounterTree>,
@@ -156,6 +164,10 @@ impl CounterModel {
             configurations: valid.len(),
             skipped: Vec::new(),
             accuracy: Vec::new(),
+            domain: Some(TrainingDomain::of(
+                features,
+                valid.iter().map(|&id| dataset.space.config(id)),
+            )),
             trees: Vec::new(),
             origin: None,
         };
@@ -186,19 +198,34 @@ impl CounterModel {
         Ok(model)
     }
 
-    /// Writes the model as JSON.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        file::write(path, self)
+    /// The model file's content; a model that loading would refuse is not written.
+    pub fn to_file_bytes(&self) -> Result<Vec<u8>> {
+        let refuse = |e: String| Error::invalid(format!("{}: cannot be written: {e}", self.name()));
+        self.validate().map_err(refuse)?;
+        file::to_bytes(self).map_err(refuse)
     }
 
-    /// Reads a model file, refusing other formats, other versions and inconsistent content.
+    /// Writes the model as JSON.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        file::write(path, &self.to_file_bytes()?)
+    }
+
+    /// Reads a model file, refusing other formats, other versions, inconsistent content and
+    /// content changed after training.
     pub fn load(path: &Path) -> Result<CounterModel> {
-        let value = file::read(path)?;
-        let mut model: CounterModel = serde_json::from_value(value)
+        let bytes = crate::input::read_bounded(path, crate::input::MAX_MODEL_BYTES)?;
+        CounterModel::parse(path, &bytes)
+    }
+
+    /// [`CounterModel::load`] on the `bytes` of a file; `path` names it in messages.
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<CounterModel> {
+        let stored = file::parse(path, bytes)?;
+        let mut model: CounterModel = serde_json::from_value(stored.value.clone())
             .map_err(|e| Error::file(path, format!("malformed model: {e}")))?;
         model
             .validate()
             .map_err(|e| Error::file(path, format!("inconsistent model: {e}")))?;
+        stored.verify(path)?;
         model.origin = Some(path.to_path_buf());
         Ok(model)
     }
@@ -218,6 +245,19 @@ impl CounterModel {
         }
         if self.trees.is_empty() {
             return Err("no trees: the model predicts no counter".into());
+        }
+        if let Some(domain) = &self.domain {
+            domain.validate(self.parameters.len())?;
+        }
+        if !self.gpu.compute_capability.is_finite() {
+            return Err("the compute capability is not a finite number".into());
+        }
+        for a in &self.accuracy {
+            let e = &a.errors;
+            let values = [a.mean, e.mae, e.rmse, e.relative_error, e.r2.unwrap_or(0.0)];
+            if values.iter().any(|v| !v.is_finite()) {
+                return Err(format!("the accuracy of {} is not finite", a.counter));
+            }
         }
         let mut seen = BTreeSet::new();
         for t in &self.trees {
@@ -289,6 +329,80 @@ impl CounterModel {
         &self.accuracy
     }
 
+    /// The training range, when the model file records it (version 2 on).
+    pub fn training_domain(&self) -> Option<&TrainingDomain> {
+        self.domain.as_ref()
+    }
+
+    /// How each configuration of `space` lies outside the training range, by configuration id
+    /// (nothing is flagged when the model does not record its range).
+    pub fn extrapolations(&self, space: &TuningSpace) -> Result<Vec<Extrapolation>> {
+        self.check_space(space)?;
+        let Some(domain) = &self.domain else {
+            return Ok(vec![Extrapolation::default(); space.len()]);
+        };
+        let columns = self.columns(space);
+        Ok((0..space.len())
+            .into_par_iter()
+            .map(|id| {
+                let config = space.config(id);
+                let row: Vec<f64> = columns.iter().map(|&c| config[c]).collect();
+                domain.extrapolation(&row)
+            })
+            .collect())
+    }
+
+    /// A configuration's extrapolation in words: `MWG=64 unseen (trained on 16)`, …; empty when it
+    /// lies inside the training range.
+    pub fn describe_extrapolation(
+        &self,
+        e: &Extrapolation,
+        space: &TuningSpace,
+        id: usize,
+    ) -> String {
+        let Some(domain) = &self.domain else {
+            return String::new();
+        };
+        let config = space.config(id);
+        let columns = self.columns(space);
+        let value = |p: usize| crate::space::format_value(config[columns[p]]);
+        let mut parts: Vec<String> = e
+            .unseen_values
+            .iter()
+            .map(|&p| {
+                let seen: Vec<String> = domain
+                    .values(p)
+                    .iter()
+                    .map(|&v| crate::space::format_value(v))
+                    .collect();
+                format!(
+                    "{}={} unseen (trained on {})",
+                    self.parameters[p],
+                    value(p),
+                    seen.join(", ")
+                )
+            })
+            .collect();
+        parts.extend(e.unseen_pairs.iter().map(|&(a, b)| {
+            format!(
+                "{}={} with {}={} never seen together",
+                self.parameters[a],
+                value(a),
+                self.parameters[b],
+                value(b)
+            )
+        }));
+        parts.join("; ")
+    }
+
+    /// For each model parameter, its column in `space` (which `check_space` has accepted).
+    fn columns(&self, space: &TuningSpace) -> Vec<usize> {
+        self.parameters
+            .iter()
+            .filter_map(|p| space.parameter_index(p))
+            .collect()
+    }
+
     fn name(&self) -> String {
         match &self.origin {
             Some(p) => format!("model {}", p.display()),
@@ -332,11 +446,7 @@ impl CounterModel {
     /// model does not predict are `NaN`. Values the model never saw are predicted as well.
     pub fn predict(&self, space: &TuningSpace) -> Result<Vec<CounterValues>> {
         self.check_space(space)?;
-        let columns: Vec<usize> = self
-            .parameters
-            .iter()
-            .filter_map(|p| space.parameter_index(p))
-            .collect();
+        let columns = self.columns(space);
         let in_order = columns.iter().enumerate().all(|(i, &c)| i == c);
         // Initialised in parallel: at 200,000 configurations the output alone is 46 MB.
         let mut out: Vec<CounterValues> = (0..space.len())

@@ -12,7 +12,7 @@ pub type SmartTree = DecisionTreeRegressor<f64, f64, DenseMatrix<f64>, Vec<f64>>
 
 /// One node: a split `x[feature] <= value ? yes : no`, or a leaf predicting `value`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(from = "NodeRepr", into = "NodeRepr")]
+#[serde(try_from = "NodeRepr", into = "NodeRepr")]
 pub struct Node {
     /// Feature (tuning parameter position) tested, or [`Node::LEAF`].
     pub feature: u32,
@@ -28,14 +28,25 @@ pub struct Node {
 #[derive(Serialize, Deserialize)]
 struct NodeRepr(i64, f64, u32, u32);
 
-impl From<NodeRepr> for Node {
-    fn from(r: NodeRepr) -> Node {
-        Node {
-            feature: u32::try_from(r.0).unwrap_or(Node::LEAF),
+impl TryFrom<NodeRepr> for Node {
+    type Error = String;
+
+    fn try_from(r: NodeRepr) -> Result<Node, String> {
+        let feature = match r.0 {
+            -1 => Node::LEAF,
+            f => u32::try_from(f)
+                .ok()
+                .filter(|&f| f != Node::LEAF)
+                .ok_or_else(|| {
+                    format!("node feature {f} is neither -1 (a leaf) nor a tuning-parameter index")
+                })?,
+        };
+        Ok(Node {
+            feature,
             value: r.1,
             yes: r.2,
             no: r.3,
-        }
+        })
     }
 }
 

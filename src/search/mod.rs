@@ -4,10 +4,26 @@
 //! sees, and reports the [`Measurement`] back. Every random choice comes from the searcher's own
 //! generator, seeded at construction, so a run is reproducible from its seed alone.
 
+mod ask_tell;
+mod basin_hopping;
+pub mod bayesian;
+mod dual_annealing;
+mod genetic;
+mod grid;
+mod local_descent;
+mod objective;
 pub mod profile;
 mod random;
+pub mod sampler;
+pub mod starchart;
 
+pub use basin_hopping::BasinHoppingFactory;
+pub use bayesian::BayesianFactory;
+pub use dual_annealing::DualAnnealingFactory;
+pub use genetic::GeneticFactory;
+pub use grid::{Grid, Scaled};
 pub use random::{RandomFactory, RandomSearch};
+pub use starchart::StarchartFactory;
 
 use crate::backend::Measurement;
 use crate::space::ConfigId;

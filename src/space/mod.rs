@@ -19,16 +19,47 @@ pub struct TuningSpace {
     parameters: Vec<String>,
     values: Vec<f64>,
     index: HashMap<Vec<u64>, ConfigId>,
+    labels: Vec<Vec<String>>,
 }
 
 impl TuningSpace {
     /// An empty space over `parameters`.
     pub fn new(parameters: Vec<String>) -> Self {
+        let labels = vec![Vec::new(); parameters.len()];
         TuningSpace {
             parameters,
             values: Vec::new(),
             index: HashMap::new(),
+            labels,
         }
+    }
+
+    /// Names the values of parameter `p`: value `i` (0, 1, 2, …) stands for `labels[i]`.
+    ///
+    /// Tuners allow non-numeric values (Kernel Tuner's `"float"`, KTT's string parameters); the
+    /// space stores their positions, the labels keep what the file said so it can be written back.
+    pub fn set_labels(&mut self, p: usize, labels: Vec<String>) {
+        self.labels[p] = labels;
+    }
+
+    /// The label of value `v` of parameter `p`, when its values are labelled.
+    pub fn label(&self, p: usize, v: f64) -> Option<&str> {
+        let labels = &self.labels[p];
+        (v >= 0.0 && v.fract() == 0.0)
+            .then(|| labels.get(v as usize))
+            .flatten()
+            .map(String::as_str)
+    }
+
+    /// Whether parameter `p` has labelled (non-numeric) values.
+    pub fn is_labelled(&self, p: usize) -> bool {
+        !self.labels[p].is_empty()
+    }
+
+    /// Value `v` of parameter `p` as text: its label, else the number.
+    pub fn value_text(&self, p: usize, v: f64) -> String {
+        self.label(p, v)
+            .map_or_else(|| format_value(v), str::to_string)
     }
 
     /// Adds a configuration; returns the id it already had if it is a duplicate.
@@ -101,7 +132,8 @@ impl TuningSpace {
         self.parameters
             .iter()
             .zip(self.config(id))
-            .map(|(p, v)| format!("{p}={}", format_value(*v)))
+            .enumerate()
+            .map(|(i, (p, v))| format!("{p}={}", self.value_text(i, *v)))
             .collect::<Vec<_>>()
             .join(",")
     }
@@ -120,12 +152,13 @@ impl TuningSpace {
                     self.parameters.join(", ")
                 ))
             })?;
-            let value: f64 = value.trim().parse().map_err(|_| {
-                Error::invalid(format!(
-                    "value `{}` of `{name}` is not a number",
-                    value.trim()
-                ))
-            })?;
+            let value = value.trim();
+            let value: f64 = match self.labels[idx].iter().position(|l| l == value) {
+                Some(i) => i as f64,
+                None => value.parse().map_err(|_| {
+                    Error::invalid(format!("value `{value}` of `{name}` is not a number"))
+                })?,
+            };
             if !config[idx].is_nan() {
                 return Err(Error::invalid(format!("`{name}` is given twice")));
             }

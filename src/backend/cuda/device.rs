@@ -97,9 +97,13 @@ pub fn query(ctx: &Arc<CudaContext>) -> Result<DeviceFacts> {
             attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)? as u64,
             attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)? as u64,
         ],
-        max_shared_memory_per_block: Some(attr(
-            Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
-        )? as u64),
+        // The opt-in limit (227 KiB on Hopper) where the driver knows one: the backend opts in for
+        // kernels that ask for more than the default 48 KiB.
+        max_shared_memory_per_block: Some(
+            attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+                .or_else(|_| attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK))?
+                as u64,
+        ),
     };
     let mut facts = DeviceFacts {
         ordinal: ctx.ordinal(),

@@ -6,6 +6,7 @@
 //! median), and, when profiled, collects counters with CUPTI's range profiler. Every library is
 //! loaded at run time; [`libs`] checks they exist before cudarc is touched.
 
+mod compile;
 pub mod device;
 pub mod libs;
 pub mod metrics;
@@ -20,8 +21,8 @@ use crate::error::{Error, Result};
 use crate::kernel::{args, ArgumentKind, HostData, Init, KernelDescription, LaunchGeometry, Scope};
 use crate::rules::Rules;
 use crate::space::{ConfigId, TuningSpace};
+use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
-use cudarc::nvrtc::{CompileError, CompileOptions};
 use profiler::RangeProfiler;
 use run::{ArgRef, DeviceBuf, Fail};
 use std::cell::RefCell;
@@ -41,6 +42,21 @@ pub struct TestDetails {
     pub geometry: Option<LaunchGeometry>,
     /// Why a profiled test has no counters though it ran (no CUPTI, a CUPTI too old…).
     pub counters_unavailable: Option<String>,
+    /// What NVRTC built: `sm_90` machine code, or `compute_90` PTX when this NVRTC lacks the GPU.
+    pub target: Option<String>,
+    /// Where the test's time went.
+    pub phases: Phases,
+}
+
+/// Wall time of a test's phases, seconds (zero for a phase it did not reach or reused).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Phases {
+    /// NVRTC compilation and module load.
+    pub compile_s: f64,
+    /// Buffer preparation, the checked first run, warm-up and timed runs.
+    pub run_s: f64,
+    /// Counter collection (all replay passes).
+    pub profile_s: f64,
 }
 
 /// Shared slot through which the backend hands each test's details to whoever records them.
@@ -52,10 +68,16 @@ type CompileResult = std::result::Result<Rc<Compiled>, (String, Option<String>)>
 struct Compiled {
     module: Arc<CudaModule>,
     function: CudaFunction,
+    target: compile::Target,
 }
 
-/// Compiled modules kept loaded: the current configuration's and the one before. `record` runs
-/// each configuration once, so keeping them all would fill GPU memory and fail later modules.
+/// Dynamic shared memory a kernel may use without opting in, bytes.
+const DEFAULT_DYNAMIC_SHARED_BYTES: u32 = 48 * 1024;
+
+/// Compiled modules kept loaded without a profiler: the current configuration's and the one before.
+/// `record` runs each configuration once, so keeping them all would fill GPU memory on huge spaces.
+/// Once the range profiler is enabled, no module is unloaded: CUPTI keeps state about the kernels it
+/// has seen, and a launch after an unload crashed inside CUPTI on an H100 (CUDA 13.0, driver 580).
 const KEPT_MODULES: usize = 2;
 
 /// What a buffer or `__constant__` was generated from: its length and, for `Init::Constant`, the
@@ -170,41 +192,37 @@ impl CudaBackend {
             return Err(Fail::Invalid(reason.clone()));
         }
         let values = self.space.config(config).to_vec();
-        let cc = self.facts.compute_capability;
-        let mut options = self.desc.compile_options(&values);
-        options.push(format!(
-            "--gpu-architecture=compute_{}",
-            (cc * 10.0).round() as u32
-        ));
-        let opts = CompileOptions {
-            options,
-            name: Some(self.desc.source_path.display().to_string()),
-            ..CompileOptions::default()
-        };
-        let result: CompileResult = match cudarc::nvrtc::compile_ptx_with_opts(&self.source, opts) {
-            Err(CompileError::CompileError { log, .. }) => Err((
-                "compilation failed (see compiler_log)".to_string(),
-                Some(log.to_string_lossy().into_owned()),
-            )),
-            Err(other) => Err((format!("NVRTC failed: {other:?}"), None)),
-            Ok(ptx) => match self.stream.context().load_module(ptx) {
-                Err(e) => Err((format!("loading the module failed: {}", run::describe(e)), None)),
-                Ok(module) => match module.load_function(&self.desc.name) {
+        let options = self.desc.compile_options(&values);
+        let name = self.desc.source_path.display().to_string();
+        let result: CompileResult =
+            match compile::compile(&self.source, &name, &options, self.facts.compute_capability) {
+                Err(f) => Err((f.reason, f.log)),
+                Ok((image, target)) => match self.stream.context().load_module(image) {
                     Err(e) => Err((
-                        format!(
-                            "kernel `{}` not found in the module ({}): is it declared extern \"C\"?",
-                            self.desc.name,
-                            run::describe(e)
-                        ),
+                        format!("loading the module failed: {}", run::describe(e)),
                         None,
                     )),
-                    Ok(function) => Ok(Rc::new(Compiled { module, function })),
+                    Ok(module) => match module.load_function(&self.desc.name) {
+                        Err(e) => Err((
+                            format!(
+                                "kernel `{}` not found in the module ({}): is it declared extern \"C\"?",
+                                self.desc.name,
+                                run::describe(e)
+                            ),
+                            None,
+                        )),
+                        Ok(function) => Ok(Rc::new(Compiled {
+                            module,
+                            function,
+                            target,
+                        })),
+                    },
                 },
-            },
-        };
+            };
         match result {
             Ok(compiled) => {
-                if self.compiled.len() >= KEPT_MODULES {
+                let profiling = matches!(self.profiler, Some(Ok(_)));
+                if !profiling && self.compiled.len() >= KEPT_MODULES {
                     self.compiled.remove(0);
                 }
                 self.compiled.push((config, compiled.clone()));
@@ -309,7 +327,10 @@ impl CudaBackend {
             .evaluate(&scope, &self.facts.limits)
             .map_err(Fail::Invalid)?;
         details.geometry = Some(geometry);
-        let compiled = match self.compile(config) {
+        let started = Instant::now();
+        let compiled = self.compile(config);
+        details.phases.compile_s = started.elapsed().as_secs_f64();
+        let compiled = match compiled {
             Ok(c) => c,
             Err(f) => {
                 if let Some((_, log)) = self.failed.get(&config) {
@@ -318,6 +339,22 @@ impl CudaBackend {
                 return Err(f);
             }
         };
+        details.target = Some(match compiled.target {
+            compile::Target::Cubin(a) => format!("sm_{a}"),
+            compile::Target::Ptx(a) => format!("compute_{a}"),
+        });
+        if geometry.shared_memory_bytes > DEFAULT_DYNAMIC_SHARED_BYTES {
+            // Above 48 KiB a kernel must opt in (Volta and newer allow up to the device's
+            // opt-in limit, which the geometry was checked against).
+            compiled
+                .function
+                .set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    geometry.shared_memory_bytes as i32,
+                )
+                .map_err(run::classify)?;
+        }
+        let started = Instant::now();
         let scalars = self.prepare(&scope, &compiled)?;
         let output = self.desc.check.as_ref().map(|c| c.output);
         if let Some(o) = output {
@@ -330,11 +367,12 @@ impl CudaBackend {
             run::launch(&self.stream, &compiled.function, &geometry, &refs)
                 .map_err(run::classify)?;
         }
-        self.stream.synchronize().map_err(run::classify)?;
+        run::wait(&self.stream, run::deadline(self.desc.timeout_s, 1))?;
         let result = match output.and_then(|o| self.buffers[o].as_ref()) {
             Some(l) => Some(run::download(&self.stream, &l.buf).map_err(run::classify)?),
             None => None,
         };
+        details.phases.run_s = started.elapsed().as_secs_f64();
         Ok((geometry, compiled, scalars, result))
     }
 
@@ -364,6 +402,20 @@ impl CudaBackend {
                     .map(|l| format!("\n{l}"))
                     .unwrap_or_default()
             ))),
+        }
+    }
+
+    /// Sets up counter collection now rather than at the first profiled test; returns the replay
+    /// passes per profiled test, or why counters are unavailable.
+    pub fn enable_profiling(&mut self) -> std::result::Result<usize, String> {
+        if let Some(problem) = self.plan.as_ref().err() {
+            return Err(problem.clone());
+        }
+        self.ensure_profiler();
+        match &self.profiler {
+            Some(Ok(p)) => Ok(p.passes),
+            Some(Err(reason)) => Err(reason.clone()),
+            None => Err("the profiler was not set up".into()),
         }
     }
 
@@ -408,44 +460,71 @@ impl CudaBackend {
             let reference = self.reference.as_deref().unwrap_or_default();
             args::compare(&out, reference, check.tolerance).map_err(Fail::Invalid)?;
         }
+        let started = Instant::now();
         let refs = arg_refs(&self.desc, &self.buffers, &scalars);
         let mut launch = || run::launch(&self.stream, &compiled.function, &geometry, &refs);
         for _ in 1..self.desc.warmup {
             launch().map_err(run::classify)?;
         }
-        let times = run::time_launches(&self.stream, self.desc.repetitions, &mut launch)
-            .map_err(run::classify)?;
+        let launches = self.desc.warmup + self.desc.repetitions;
+        let times = run::time_launches(
+            &self.stream,
+            self.desc.repetitions,
+            &mut launch,
+            run::deadline(self.desc.timeout_s, launches),
+        )?;
         let runtime = run::median(&times);
+        details.phases.run_s += started.elapsed().as_secs_f64();
         if !profile {
             return Ok((runtime, None));
         }
         // Missing counters are no fault of the configuration: its runtime stands, and the reason
         // goes to the journal.
-        let mut unavailable = |reason: &str| {
-            details.counters_unavailable = Some(reason.to_string());
-            Ok((runtime, None))
-        };
         let (plan, profiler) = match (&self.plan, &mut self.profiler) {
             (Ok(plan), Some(Ok(profiler))) => (plan.clone(), profiler),
-            (Err(reason), _) => return unavailable(reason),
-            (Ok(_), Some(Err(reason))) => return unavailable(reason),
-            (Ok(_), None) => return unavailable("the profiler was not set up"),
+            (Err(reason), _) => {
+                details.counters_unavailable = Some(reason.clone());
+                return Ok((runtime, None));
+            }
+            (Ok(_), Some(Err(reason))) => {
+                details.counters_unavailable = Some(reason.clone());
+                return Ok((runtime, None));
+            }
+            (Ok(_), None) => {
+                details.counters_unavailable = Some("the profiler was not set up".into());
+                return Ok((runtime, None));
+            }
         };
         let stream = &self.stream;
         let mut fault = None;
+        let deadline = run::deadline(self.desc.timeout_s, profiler.passes + 1);
         let mut once = || {
-            run::launch(stream, &compiled.function, &geometry, &refs)
-                .and_then(|_| stream.synchronize())
-                .map_err(|e| {
-                    fault = Some(e);
-                    run::describe(e)
-                })
+            let outcome = run::launch(stream, &compiled.function, &geometry, &refs)
+                .map_err(run::classify)
+                .and_then(|_| run::wait(stream, deadline));
+            outcome.map_err(|f| {
+                let text = match &f {
+                    Fail::Invalid(r) | Fail::Fatal(r) => r.clone(),
+                };
+                fault = Some(f);
+                text
+            })
         };
-        let raw = match (profiler.profile(&mut once), fault) {
+        let started = Instant::now();
+        let profiled = profiler.profile(&mut once);
+        details.phases.profile_s = started.elapsed().as_secs_f64();
+        let raw = match (profiled, fault) {
             (Ok(raw), _) => raw,
             // The kernel's own fault is classified as in timing: a sticky error breaks the context.
-            (Err(_), Some(e)) => return Err(run::classify(e)),
-            (Err(r), None) => return Err(Fail::Invalid(format!("profiling failed: {r}"))),
+            (Err(_), Some(f)) => return Err(f),
+            // CUPTI's own failure is no fault of the configuration, whose runtime stands; the
+            // profiler is not tried again, so one cause gives one message, not one per test.
+            (Err(r), None) => {
+                let reason = format!("profiling failed: {r}");
+                self.profiler = Some(Err(reason.clone()));
+                details.counters_unavailable = Some(reason);
+                return Ok((runtime, None));
+            }
         };
         details.metrics = plan
             .names
@@ -460,6 +539,71 @@ impl CudaBackend {
         );
         Ok((runtime, Some(counters)))
     }
+}
+
+/// A report of GPU `ordinal`: its facts, the CUDA libraries in use, and the counter metrics CUPTI
+/// accepts on it (what `pcsearch device` prints).
+pub fn describe_device(ordinal: usize, rules: &Rules) -> Result<String> {
+    let ctx = CudaContext::new(ordinal)
+        .map_err(|e| Error::Device(format!("cannot open GPU {ordinal}: {}", run::describe(e))))?;
+    let facts = device::query(&ctx)?;
+    let mut out = format!("GPU {ordinal}: {}\n", facts.summary());
+    if let Some(uuid) = &facts.uuid {
+        out.push_str(&format!("uuid: {uuid}\n"));
+    }
+    let limits = &facts.limits;
+    out.push_str(&format!(
+        "limits: {} threads per block, {} bytes of shared memory per block (opt-in)\n",
+        limits.max_threads_per_block,
+        limits.max_shared_memory_per_block.unwrap_or(0)
+    ));
+    let (nvrtc, cupti) = libs::loaded_paths();
+    let place = |p: Option<&std::path::Path>| {
+        p.map_or("the loader's search path".to_string(), |p| {
+            p.display().to_string()
+        })
+    };
+    match libs::require_nvrtc() {
+        Ok(()) => out.push_str(&format!("NVRTC: loaded from {}\n", place(nvrtc))),
+        Err(e) => out.push_str(&format!("NVRTC: {e}\n")),
+    }
+    let plan = match MetricPlan::for_device(rules, facts.compute_capability) {
+        Ok(plan) => plan,
+        Err(reason) => {
+            out.push_str(&format!("counters: unavailable ({reason})\n"));
+            return Ok(out);
+        }
+    };
+    if let Some(problem) = libs::cupti_problem() {
+        out.push_str(&format!("counters: unavailable ({problem})\n"));
+        return Ok(out);
+    }
+    out.push_str(&format!("CUPTI: loaded from {}\n", place(cupti)));
+    match RangeProfiler::new(ctx.cu_ctx(), ordinal, &plan.names) {
+        Err(reason) => out.push_str(&format!("counters: unavailable ({reason})\n")),
+        Ok((profiler, accepted)) => {
+            let rejected: Vec<&String> = plan
+                .names
+                .iter()
+                .filter(|n| !accepted.contains(n))
+                .collect();
+            out.push_str(&format!(
+                "counters: {} of {} metrics accepted, {} replay passes per profiled test\n",
+                accepted.len(),
+                plan.names.len(),
+                profiler.passes
+            ));
+            for name in rejected {
+                out.push_str(&format!("  rejected: {name}\n"));
+            }
+            let mut narrowed = plan.clone();
+            narrowed.restrict(rules, &accepted);
+            for counter in narrowed.unmeasured() {
+                out.push_str(&format!("  unmeasured counter: {counter}\n"));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The launch arguments, in kernel parameter order (constants are not arguments).

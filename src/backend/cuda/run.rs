@@ -6,6 +6,7 @@ use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg,
 };
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// How a test went wrong.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,27 +154,62 @@ pub fn launch(
     unsafe { builder.launch(config) }.map(|_| ())
 }
 
-/// Runs `repetitions` timed launches, each between two CUDA events, and returns their times in µs.
+/// Runs `repetitions` timed launches, each between two CUDA events, and returns their times in µs;
+/// gives up as [`wait`] does once `deadline` has passed.
 pub fn time_launches(
     stream: &Arc<CudaStream>,
     repetitions: usize,
     launch_once: &mut dyn FnMut() -> Result<(), DriverError>,
-) -> Result<Vec<f64>, DriverError> {
+    deadline: Duration,
+) -> Result<Vec<f64>, Fail> {
     let ctx = stream.context();
     let mut events = Vec::with_capacity(repetitions);
     for _ in 0..repetitions {
-        let start = ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
-        let end = ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
-        start.record(stream)?;
-        launch_once()?;
-        end.record(stream)?;
+        let event = || ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT));
+        let (start, end) = (event().map_err(classify)?, event().map_err(classify)?);
+        start.record(stream).map_err(classify)?;
+        launch_once().map_err(classify)?;
+        end.record(stream).map_err(classify)?;
         events.push((start, end));
     }
-    stream.synchronize()?;
+    wait(stream, deadline)?;
     events
         .iter()
         .map(|(s, e)| s.elapsed_ms(e).map(|ms| f64::from(ms) * 1000.0))
-        .collect()
+        .collect::<Result<_, _>>()
+        .map_err(classify)
+}
+
+/// Waits for the work submitted to `stream`, polling, and gives up once `deadline` has passed: a
+/// runaway kernel (an endless loop, a deadlock) must stop the tuner with a message, not hang it.
+pub fn wait(stream: &Arc<CudaStream>, deadline: Duration) -> Result<(), Fail> {
+    let done = stream.record_event(None).map_err(classify)?;
+    let start = Instant::now();
+    let mut pause = Duration::from_micros(10);
+    loop {
+        if done.try_is_complete().map_err(classify)? {
+            return Ok(());
+        }
+        if start.elapsed() > deadline {
+            return Err(Fail::Fatal(overran(deadline)));
+        }
+        std::thread::sleep(pause);
+        // Short kernels are noticed at once, long ones cost few wake-ups.
+        pause = (pause * 2).min(Duration::from_millis(2));
+    }
+}
+
+/// Why a test was abandoned after `deadline`.
+pub fn overran(deadline: Duration) -> String {
+    format!(
+        "the kernel was still running after {:.3} s (raise kernel.timeout_s if that is expected); the GPU stays busy until it ends",
+        deadline.as_secs_f64()
+    )
+}
+
+/// The deadline of `launches` launches of `timeout_s` each.
+pub fn deadline(timeout_s: f64, launches: usize) -> Duration {
+    Duration::from_secs_f64((timeout_s * launches.max(1) as f64).min(86_400.0))
 }
 
 /// The median of a non-empty sample (mean of the middle two for even sizes).
@@ -199,6 +235,14 @@ mod tests {
         assert_eq!(median(&[5.0, 1.0, 3.0]), 3.0);
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
         assert!(median(&[]).is_nan());
+    }
+
+    #[test]
+    fn deadlines_scale_with_launches_and_say_what_to_raise() {
+        assert_eq!(deadline(0.5, 4), Duration::from_secs(2));
+        assert_eq!(deadline(2.0, 0), Duration::from_secs(2));
+        assert_eq!(deadline(1e9, 1e9 as usize), Duration::from_secs(86_400));
+        assert!(overran(Duration::from_millis(1500)).contains("1.500 s (raise kernel.timeout_s"));
     }
 
     #[test]

@@ -14,11 +14,14 @@ mod weighted;
 
 pub use guidance::{Arm, Guidance, WhenNoGain};
 pub use restart::{luby, Restart, RestartPoint, RestartSchedule};
-pub use score::{raw_scores, weights, Predictions, ScoreOptions, ZeroPolicy};
+pub use score::{
+    extrapolation_trust, extremes, raw_scores, weights, Predictions, ScoreOptions, ZeroPolicy,
+};
 pub use settings::{SearchSettings, LOCAL_SCORE_SCALE};
 
 use bandit::Bandit;
 
+use super::sampler::SumTree;
 use super::{Request, SearchRng, Searcher, SearcherFactory};
 use crate::backend::Measurement;
 use crate::counters::{CounterValues, Generation};
@@ -84,6 +87,10 @@ pub struct ProfileSearch {
     raw: Vec<f64>,
     /// Sampling weights per guidance arm.
     weights: Vec<Vec<f64>>,
+    /// `weights` in sum trees, for O(log N) draws and removals.
+    trees: Vec<SumTree>,
+    /// Weight 1 for each unexplored configuration, 0 once explored (uniform draws).
+    unexplored: SumTree,
     bandit: Bandit,
     /// Arm that chose the plain test in flight.
     pending_arm: Option<usize>,
@@ -97,6 +104,12 @@ pub struct ProfileSearch {
     /// Rounds without a new best since the last restart (or the last improvement).
     restart_stale: u32,
     local_active: bool,
+    /// Ring (Hamming distance to the best) the draws are restricted to while `local_active`.
+    ring: u32,
+    /// Distances of every configuration to the configuration named, cached across rounds.
+    distance: (Option<ConfigId>, Vec<u32>),
+    /// Per arm, the score extremes its weights were normalised by.
+    extremes: Vec<(f64, f64)>,
     /// Counters measured on the tuned GPU for every profiled configuration.
     profiled: Vec<(ConfigId, CounterValues)>,
 }
@@ -113,6 +126,8 @@ impl ProfileSearch {
             raw: Vec::with_capacity(n),
             // No profile yet: every configuration is equally likely.
             weights: vec![vec![1.0; n]; arms],
+            trees: vec![SumTree::from_weights(&vec![1.0; n]); arms],
+            unexplored: SumTree::from_weights(&vec![1.0; n]),
             bandit: Bandit::new(arms),
             pending_arm: None,
             best: None,
@@ -123,6 +138,9 @@ impl ProfileSearch {
             restarts: 0,
             restart_stale: 0,
             local_active: false,
+            ring: 0,
+            distance: (None, Vec::new()),
+            extremes: vec![(0.0, 0.0); arms],
             profiled: Vec::new(),
             setup,
         }
@@ -132,7 +150,7 @@ impl ProfileSearch {
     fn profile_target(&mut self) -> Option<ConfigId> {
         if !self.started {
             self.started = true;
-            return weighted::draw(&mut self.rng, &self.weights[0], &self.explored);
+            return weighted::draw(&mut self.rng, &self.trees[0], &self.unexplored);
         }
         let (best, _) = self.best?;
         (self.setup.guidance.reprofile_known || !self.counters_known[best]).then_some(best)
@@ -163,36 +181,84 @@ impl ProfileSearch {
 
     /// Zeroes the weights outside the smallest ring around the best configuration that still holds
     /// an unexplored configuration: radius `radius`, widened as the nearer ones are used up.
-    fn restrict_to_neighbourhood(&mut self, radius: usize) {
-        let Some((best, _)) = self.best else {
-            return;
-        };
-        let space = &self.setup.space;
-        let centre = space.config(best);
-        let distance: Vec<usize> = (0..space.len())
-            .map(|id| hamming_distance(space.config(id), centre))
-            .collect();
-        let nearest = distance
+    /// Hamming distances of every configuration to `centre`, recomputed only when it changes.
+    fn distances_to(&mut self, centre: ConfigId) -> &[u32] {
+        if self.distance.0 != Some(centre) {
+            let space = &self.setup.space;
+            let c = space.config(centre);
+            self.distance.1.clear();
+            self.distance
+                .1
+                .extend((0..space.len()).map(|id| hamming_distance(space.config(id), c) as u32));
+            self.distance.0 = Some(centre);
+        }
+        &self.distance.1
+    }
+
+    /// The smallest ring around the best configuration, at least `radius`, that holds an
+    /// unexplored configuration.
+    fn ring_around_best(&mut self, radius: usize) -> Option<u32> {
+        let (best, _) = self.best?;
+        self.distances_to(best);
+        let nearest = self
+            .distance
+            .1
             .iter()
             .zip(&self.explored)
             .filter(|(_, e)| !**e)
             .map(|(d, _)| *d)
-            .min();
-        let Some(nearest) = nearest else {
+            .min()?;
+        Some((radius as u32).max(nearest))
+    }
+
+    fn restrict_to_neighbourhood(&mut self, radius: usize) {
+        let Some(ring) = self.ring_around_best(radius) else {
             return;
         };
-        let ring = radius.max(nearest);
-        for weights in &mut self.weights {
-            for (w, d) in weights.iter_mut().zip(&distance) {
-                if *d > ring {
-                    *w = 0.0;
-                }
-            }
+        let distance = &self.distance.1;
+        for (tree, weights) in self.trees.iter_mut().zip(&self.weights) {
+            let inside: Vec<f64> = weights
+                .iter()
+                .zip(distance)
+                .map(|(&w, &d)| if d > ring { 0.0 } else { w })
+                .collect();
+            tree.rebuild(&inside);
         }
+        self.ring = ring;
         self.local_active = true;
     }
 
-    /// Recomputes every arm's weights from the current scores.
+    /// Widens a used-up ring around the best configuration. The weights of the configurations
+    /// it adds are those a full [`Self::reweight`] would give unless an extreme score has been
+    /// explored since, so only the new ring's configurations are touched, O(k log N).
+    fn widen_ring(&mut self, radius: usize) {
+        let guidance = &self.setup.guidance;
+        let unchanged = self.extremes.iter().enumerate().all(|(arm, &used)| {
+            let scale = guidance
+                .arms
+                .get(arm)
+                .and_then(|a| a.scale)
+                .unwrap_or(self.setup.score.scale);
+            extremes(&self.raw, &self.explored, scale) == used
+        });
+        if !unchanged {
+            self.reweight();
+            return;
+        }
+        let old = self.ring;
+        let Some(ring) = self.ring_around_best(radius) else {
+            return;
+        };
+        for (c, &d) in self.distance.1.iter().enumerate() {
+            if d > old && d <= ring && !self.explored[c] {
+                for (tree, weights) in self.trees.iter_mut().zip(&self.weights) {
+                    tree.set(c, weights[c]);
+                }
+            }
+        }
+        self.ring = ring;
+    }
+
     fn reweight(&mut self) {
         if self.raw.is_empty() {
             return;
@@ -209,8 +275,8 @@ impl ProfileSearch {
             WhenNoGain::Scores
         };
         let temper = guidance.temper(self.stale_rounds);
-        for (arm, weights_of_arm) in self.weights.iter_mut().enumerate() {
-            let arm = guidance.arms.get(arm).copied().unwrap_or(Arm::FULL);
+        for (index, weights_of_arm) in self.weights.iter_mut().enumerate() {
+            let arm = guidance.arms.get(index).copied().unwrap_or(Arm::FULL);
             let strength = match mode {
                 WhenNoGain::Uniform => 0.0,
                 _ => arm.strength * temper,
@@ -226,10 +292,15 @@ impl ProfileSearch {
                 strength,
                 weights_of_arm,
             );
+            self.extremes[index] = extremes(&self.raw, &self.explored, options.scale);
         }
         self.local_active = false;
         if let WhenNoGain::Local { radius } = mode {
             self.restrict_to_neighbourhood(radius);
+        } else {
+            for (tree, weights) in self.trees.iter_mut().zip(&self.weights) {
+                tree.rebuild(weights);
+            }
         }
     }
 
@@ -272,9 +343,13 @@ impl Searcher for ProfileSearch {
                 });
             }
         }
-        if self.local_active && !weighted::any_positive(&self.weights[0], &self.explored) {
+        if self.local_active && !weighted::any_positive(&self.trees[0]) {
             // The ring around the best is used up: widen it.
-            self.reweight();
+            if let WhenNoGain::Local { radius } = self.setup.guidance.when_no_gain {
+                self.widen_ring(radius);
+            } else {
+                self.reweight();
+            }
         }
         // Arms only differ once there are scores; before that, no arm deserves credit.
         let arm = if self.raw.is_empty() {
@@ -284,8 +359,8 @@ impl Searcher for ProfileSearch {
         };
         let config = weighted::draw(
             &mut self.rng,
-            &self.weights[arm.unwrap_or(0)],
-            &self.explored,
+            &self.trees[arm.unwrap_or(0)],
+            &self.unexplored,
         )?;
         self.pending_arm = arm;
         self.batch_left -= 1;
@@ -298,9 +373,11 @@ impl Searcher for ProfileSearch {
     fn observe(&mut self, request: Request, outcome: &Measurement) {
         let c = request.config;
         self.explored[c] = true;
-        for weights in &mut self.weights {
+        for (weights, tree) in self.weights.iter_mut().zip(&mut self.trees) {
             weights[c] = 0.0;
+            tree.set(c, 0.0);
         }
+        self.unexplored.set(c, 0.0);
         if let (Some(arm), false) = (self.pending_arm.take(), request.profile) {
             let success = match (outcome.runtime_us, self.best) {
                 (Some(t), Some((_, b))) => t <= b * self.setup.guidance.success_factor,

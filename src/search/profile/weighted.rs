@@ -1,52 +1,30 @@
-//! Weighted random choice among unexplored configurations.
+//! Weighted random choice among unexplored configurations, in O(log N) per draw.
+//!
+//! Explored configurations carry weight 0 in the weight trees, so a draw never repeats a test.
 
+use crate::search::sampler::SumTree;
 use crate::space::ConfigId;
 use rand::Rng;
 
 /// Whether some unexplored configuration has a positive weight.
-pub fn any_positive(weights: &[f64], explored: &[bool]) -> bool {
-    weights
-        .iter()
-        .zip(explored)
-        .any(|(w, e)| !*e && w.is_finite() && *w > 0.0)
+pub fn any_positive(weights: &SumTree) -> bool {
+    weights.total() > 0.0
 }
 
-/// Draws an unexplored configuration with probability proportional to its weight; uniformly among
-/// the unexplored ones when no weight is positive. `None` when everything is explored.
-pub fn draw(rng: &mut impl Rng, weights: &[f64], explored: &[bool]) -> Option<ConfigId> {
-    let total: f64 = weights
-        .iter()
-        .zip(explored)
-        .filter(|(w, e)| !**e && w.is_finite() && **w > 0.0)
-        .map(|(w, _)| *w)
-        .sum();
-    if total > 0.0 {
-        let mut target = rng.random::<f64>() * total;
-        let mut last = None;
-        for (i, (&w, &e)) in weights.iter().zip(explored).enumerate() {
-            if e || !(w.is_finite() && w > 0.0) {
-                continue;
-            }
-            last = Some(i);
-            if target < w {
-                return Some(i);
-            }
-            target -= w;
-        }
-        // Rounding can leave a sliver of `target`: it belongs to the last candidate.
-        return last;
+/// Draws a configuration with probability proportional to its weight; uniformly among the
+/// `unexplored` ones (weight 1 each, 0 once explored) when no weight is positive. `None` when
+/// everything is explored.
+pub fn draw(rng: &mut impl Rng, weights: &SumTree, unexplored: &SumTree) -> Option<ConfigId> {
+    if weights.total() > 0.0 {
+        return weights.sample(rng.random::<f64>());
     }
-    let left = explored.iter().filter(|e| !**e).count();
+    // Counts of at most 2^53 are exact in f64.
+    let left = unexplored.total() as usize;
     if left == 0 {
         return None;
     }
     let k = rng.random_range(0..left);
-    explored
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| !**e)
-        .nth(k)
-        .map(|(i, _)| i)
+    unexplored.find(k as f64 + 0.5)
 }
 
 #[cfg(test)]
@@ -57,11 +35,12 @@ mod tests {
     #[test]
     fn frequencies_follow_weights_and_skip_explored() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        let weights = [1.0, 3.0, 100.0, 0.0];
-        let explored = [false, false, true, false];
+        // Configuration 2 is explored: its weight 100 was set to 0.
+        let weights = SumTree::from_weights(&[1.0, 3.0, 0.0, 0.0]);
+        let unexplored = SumTree::from_weights(&[1.0, 1.0, 0.0, 1.0]);
         let mut counts = [0usize; 4];
         for _ in 0..40_000 {
-            counts[draw(&mut rng, &weights, &explored).unwrap()] += 1;
+            counts[draw(&mut rng, &weights, &unexplored).unwrap()] += 1;
         }
         assert_eq!(counts[2], 0);
         assert_eq!(
@@ -75,7 +54,9 @@ mod tests {
     #[test]
     fn falls_back_to_uniform_and_ends_when_all_explored() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        assert_eq!(draw(&mut rng, &[0.0, 0.0], &[true, false]), Some(1));
-        assert_eq!(draw(&mut rng, &[1.0, 1.0], &[true, true]), None);
+        let none = SumTree::from_weights(&[0.0, 0.0]);
+        let second = SumTree::from_weights(&[0.0, 1.0]);
+        assert_eq!(draw(&mut rng, &none, &second), Some(1));
+        assert_eq!(draw(&mut rng, &none, &none), None);
     }
 }

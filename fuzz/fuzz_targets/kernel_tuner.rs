@@ -1,0 +1,11 @@
+//! Any bytes through the KernelTunerCacheReader reader alone, then through detection and validation.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use pcsearch::data::{parse, DatasetReader, ReadOptions, KernelTunerCacheReader};
+use std::path::Path;
+
+fuzz_target!(|bytes: &[u8]| {
+    let path = Path::new("fuzz");
+    let _ = KernelTunerCacheReader.read(path, bytes, &ReadOptions::default());
+    let _ = parse(path, bytes, &ReadOptions::default());
+});
