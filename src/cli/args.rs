@@ -13,9 +13,6 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "pcsearch", version, about)]
 pub struct Cli {
-    /// Worker threads for repeated runs (default: all cores). Results do not depend on it.
-    #[arg(long, global = true, value_parser = int_in(1, MAX_THREADS))]
-    pub threads: Option<usize>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -51,8 +48,31 @@ pub enum Command {
     Data(DataCommand),
 }
 
+impl Command {
+    /// The worker threads the command was given, for those that run work in parallel.
+    pub fn threads(&self) -> Option<usize> {
+        match self {
+            Command::Simulate(a) => a.run.threads.threads,
+            Command::Compare(a) => a.run.threads.threads,
+            Command::Matrix(a) => a.run.threads.threads,
+            Command::Holdout(a) => a.threads.threads,
+            Command::Train(a) => a.threads.threads,
+            _ => None,
+        }
+    }
+}
+
+/// Worker threads of the commands that run in parallel.
+#[derive(Debug, Args)]
+pub struct ThreadsArg {
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long, value_parser = int_in(1, MAX_THREADS))]
+    pub threads: Option<usize>,
+}
+
 /// Arguments of `device`.
 #[derive(Debug, Args)]
+#[command(after_help = "Example: pcsearch device")]
 pub struct DeviceArgs {
     /// CUDA device ordinal of the GPU to describe.
     #[arg(long, default_value_t = 0)]
@@ -152,27 +172,28 @@ pub struct DataDirArg {
     pub data_dir: Option<PathBuf>,
 }
 
-/// Searchers that can be named on the command line.
+/// Searchers that can be named on the command line (described in the searcher flags' help, as a
+/// per-value description would switch `--help` to its long layout).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SearcherKind {
-    /// Random search without replacement.
+    // Random search without replacement.
     Random,
-    /// Profile-based search (expert system + counters) with restarts: the default.
+    // Profile-based search (expert system + counters) with restarts: the default.
     Profile,
-    /// Profile-based search exactly as published.
+    // Profile-based search exactly as published.
     ProfilePaper,
-    /// The default before restarts, whatever the searcher knobs say: local search around the best
-    /// when nothing scores above zero, score scale 0.004, no restarts.
+    // The default before restarts, whatever the searcher knobs say: local search around the best
+    // when nothing scores above zero, score scale 0.004, no restarts.
     ProfileLocal,
-    /// Kernel Tuner's basin hopping (local descent, random hops, Metropolis at T = 1).
+    // Kernel Tuner's basin hopping (local descent, random hops, Metropolis at T = 1).
     BasinHopping,
-    /// Kernel Tuner's dual annealing (scipy's generalised simulated annealing).
+    // Kernel Tuner's dual annealing (scipy's generalised simulated annealing).
     DualAnnealing,
-    /// Kernel Tuner's genetic algorithm.
+    // Kernel Tuner's genetic algorithm.
     Genetic,
-    /// Bayesian optimisation: Gaussian process and expected improvement.
+    // Bayesian optimisation: Gaussian process and expected improvement.
     Bayesian,
-    /// Starchart's regression tree on runtimes (validation, training, then predicted order).
+    // Starchart's regression tree on runtimes (validation, training, then predicted order).
     Starchart,
 }
 
@@ -204,9 +225,9 @@ impl SearcherKind {
 /// Output format of reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// Aligned text for people.
+    // Aligned text for people.
     Table,
-    /// One JSON object with stable field names, for scripts.
+    // One JSON object with stable field names, for scripts.
     Json,
 }
 
@@ -236,7 +257,7 @@ pub struct RunArgs {
     /// Give a run up after this many tests (default: twice the number of configurations).
     #[arg(long, value_parser = int_in(1, usize::MAX))]
     pub max_tests: Option<usize>,
-    /// Report format.
+    /// Report format: `table`, or `json` (one object with stable field names) for scripts.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Also write every run (searcher, space, seed, steps, time, best runtime after each test)
@@ -244,11 +265,14 @@ pub struct RunArgs {
     #[arg(long)]
     pub runs_out: Option<PathBuf>,
     #[command(flatten)]
+    pub threads: ThreadsArg,
+    #[command(flatten)]
     pub time: TimeArgs,
 }
 
 /// The simulated cost of tests (replay's clock; see docs/comparing.md).
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Replay clock (docs/comparing.md)")]
 pub struct TimeArgs {
     /// Seconds to compile one configuration (files that record compilation times use theirs).
     #[arg(long, default_value_t = TimeModel::default().compile_s, allow_negative_numbers = true,
@@ -346,14 +370,15 @@ impl From<ZeroPolicyArg> for ZeroPolicy {
 /// Where the profile-based searcher's candidate counters come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CountersArg {
-    /// The recorded counters of the space itself (the paper's Table 5 experiment).
+    // The recorded counters of the space itself (the paper's Table 5 experiment).
     Exact,
-    /// A counter model's predictions (`--model FILE`).
+    // A counter model's predictions (`--model FILE`).
     Model,
 }
 
 /// Settings of the expert system and the profile-based searcher.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Profile-based searcher")]
 pub struct ExpertArgs {
     /// Which counters score the candidates: the space's own recorded ones (`exact`, the default
     /// without `--model`) or a model's predictions (`model`, needs `--model`).
@@ -373,7 +398,7 @@ pub struct ExpertArgs {
 }
 
 /// Where the expert rules and the device table come from.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct RulesArgs {
     /// Directory whose rules files replace the built-in `expert_rules/` ones of the same name.
     #[arg(long)]
@@ -384,25 +409,28 @@ pub struct RulesArgs {
 }
 
 /// Knobs of the expert system and the profile-based searcher, shared by replay and live tuning.
-#[derive(Debug, Args)]
+/// Those a user rarely touches are hidden from `--help` and documented with the experiments that
+/// chose their defaults (docs/transfer.md, docs/inputs.md, docs/results.md).
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Profile-based searcher")]
 pub struct SearchArgs {
     /// The kernel is compute-bound: react to instruction bottlenecks above 0.5 instead of 0.7.
     #[arg(long)]
     pub compute_bound: bool,
     /// Formulas where the paper and the authors' implementation differ.
-    #[arg(long, value_enum, default_value_t = FormulaArg::Implementation)]
+    #[arg(hide = true, long, value_enum, default_value_t = FormulaArg::Implementation)]
     pub formula: FormulaArg,
     /// Which counters take part in a candidate's score.
-    #[arg(long, value_enum, default_value_t = ZeroPolicyArg::SkipZero)]
+    #[arg(hide = true, long, value_enum, default_value_t = ZeroPolicyArg::SkipZero)]
     pub zero_policy: ZeroPolicyArg,
     /// Smallest score treated as a real predicted change when mapping scores to weights (0: the
     /// paper's normalisation by the extreme scores alone; chosen by `pcsearch holdout`, see
     /// docs/transfer.md).
-    #[arg(long, default_value_t = SearchSettings::default_settings().score_scale, allow_negative_numbers = true, value_parser = float_in(0.0, 1.0))]
+    #[arg(hide = true, long, default_value_t = SearchSettings::default_settings().score_scale, allow_negative_numbers = true, value_parser = float_in(0.0, 1.0))]
     pub score_scale: f64,
     /// Tuning parameters a neighbour of the best configuration may differ in, for the local search
     /// that takes over when no candidate scores above zero.
-    #[arg(long, default_value_t = 1, value_parser = int_in(0usize, 1_000))]
+    #[arg(hide = true, long, default_value_t = 1, value_parser = int_in(0usize, 1_000))]
     pub radius: usize,
     /// Rounds without a new best after which the search profiles a fresh configuration and follows
     /// its counters, keeping everything tested (0: never restart; chosen by `pcsearch holdout`).
@@ -410,16 +438,16 @@ pub struct SearchArgs {
     pub restart_after: u32,
     /// How the rounds before each restart grow: `fixed`, or `luby` (1, 1, 2, 1, 1, 2, 4, … times
     /// --restart-after).
-    #[arg(long, value_enum, default_value_t = RestartScheduleArg::Fixed)]
+    #[arg(hide = true, long, value_enum, default_value_t = default_restart().map_or(RestartScheduleArg::Fixed, |r| r.schedule.into()))]
     pub restart_schedule: RestartScheduleArg,
     /// Where a restart starts: a `random` unexplored configuration, or a `distant` one (differing
     /// from the best in as many tuning parameters as possible).
-    #[arg(long, value_enum, default_value_t = RestartPointArg::Random)]
+    #[arg(hide = true, long, value_enum, default_value_t = default_restart().map_or(RestartPointArg::Random, |r| r.from.into()))]
     pub restart_from: RestartPointArg,
     /// Trust in a model's prediction for a configuration outside its training range, per tuning
     /// parameter with a value the model never saw (1: trust fully; the default was chosen by
     /// leave-one-input-out on GEMM inputs, see docs/inputs.md).
-    #[arg(long, default_value_t = 0.5, value_parser = trust_in_unit_range)]
+    #[arg(hide = true, long, default_value_t = 0.5, value_parser = trust_in_unit_range)]
     pub extrapolation_trust: f64,
 }
 
@@ -435,6 +463,24 @@ pub enum RestartScheduleArg {
     Fixed,
     /// Luby's universal sequence.
     Luby,
+}
+
+impl From<RestartSchedule> for RestartScheduleArg {
+    fn from(s: RestartSchedule) -> Self {
+        match s {
+            RestartSchedule::Fixed => RestartScheduleArg::Fixed,
+            RestartSchedule::Luby => RestartScheduleArg::Luby,
+        }
+    }
+}
+
+impl From<RestartPoint> for RestartPointArg {
+    fn from(p: RestartPoint) -> Self {
+        match p {
+            RestartPoint::Random => RestartPointArg::Random,
+            RestartPoint::Distant => RestartPointArg::Distant,
+        }
+    }
 }
 
 /// Where a restart starts.
@@ -481,11 +527,12 @@ impl SearchArgs {
 
 /// Arguments of `simulate`.
 #[derive(Debug, Args)]
+#[command(after_help = "Example: pcsearch simulate --space paper:nbody/2080 --searcher profile")]
 pub struct SimulateArgs {
     #[command(flatten)]
     pub space: SpaceArgs,
-    /// The searcher to run.
-    #[arg(long, value_enum, default_value_t = SearcherKind::Random)]
+    /// The searcher to run: random; profile (the default profile-based searcher); profile-paper (as published); profile-local (the default before restarts); baselines from the field: basin-hopping, dual-annealing, genetic, bayesian, starchart (docs/baselines.md).
+    #[arg(long, value_enum, default_value_t = SearcherKind::Random, hide_possible_values = true)]
     pub searcher: SearcherKind,
     #[command(flatten)]
     pub run: RunArgs,
@@ -505,18 +552,20 @@ pub struct SpacesArgs {
     /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
     #[arg(long, value_delimiter = ',')]
     pub parameters: Option<Vec<String>>,
-    /// Comma-separated searchers; improvements are relative to the first.
+    /// Comma-separated searchers, improvements relative to the first: random; profile (the default profile-based searcher); profile-paper (as published); profile-local (the default before restarts); baselines from the field: basin-hopping, dual-annealing, genetic, bayesian, starchart (docs/baselines.md).
     #[arg(
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "random,profile-paper,profile"
+        default_value = "random,profile-paper,profile",
+        hide_possible_values = true
     )]
     pub searchers: Vec<SearcherKind>,
 }
 
 /// Arguments of `compare`.
 #[derive(Debug, Args)]
+#[command(after_help = "Example: pcsearch compare --space paper:all --runs 1000 --plot plots/")]
 pub struct CompareArgs {
     #[command(flatten)]
     pub spaces: SpacesArgs,
@@ -532,6 +581,9 @@ pub struct CompareArgs {
 
 /// Arguments of `explain`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example: pcsearch explain --space paper:coulomb/680 --config WORK_GROUP_SIZE_X=16,WORK_GROUP_SIZE_Y=4,WORK_GROUP_SIZE_Z=1,Z_ITERATIONS=1,INNER_UNROLL_FACTOR=0,USE_SOA=0,USE_CONSTANT_MEMORY=0,VECTOR_SIZE=1"
+)]
 pub struct ExplainArgs {
     #[command(flatten)]
     pub space: SpaceArgs,
@@ -541,24 +593,27 @@ pub struct ExplainArgs {
     /// How many best-scored candidates to list.
     #[arg(long, default_value_t = 10, value_parser = int_in(0, usize::MAX))]
     pub top: usize,
-    /// Report format.
+    /// Report format: `table`, or `json` (one object with stable field names) for scripts.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     #[command(flatten)]
     pub expert: ExpertArgs,
 }
 
-/// How a model's tree is chosen (see the README, "How a tree is chosen").
+/// How a model's tree is chosen (see docs/models.md, "How a tree is chosen").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SelectionArg {
-    /// Depth with the lowest mean held-out MAE over all splits, refitted on all data.
+    // Depth with the lowest mean held-out MAE over all splits, refitted on all data.
     Refit,
-    /// The paper's rule: the single candidate tree with the lowest held-out MAE.
+    // The paper's rule: the single candidate tree with the lowest held-out MAE.
     BestCandidate,
 }
 
 /// Arguments of `train`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example: pcsearch train --space paper:coulomb/1070 --out models/coulomb-1070.json"
+)]
 pub struct TrainArgs {
     #[command(flatten)]
     pub space: SpaceArgs,
@@ -585,9 +640,13 @@ pub struct TrainArgs {
         value_parser = int_in(1, MAX_DEPTH)
     )]
     pub depths: Vec<u16>,
-    /// How the stored tree is chosen among the candidates.
+    /// How the stored tree is chosen: `refit` (the depth with the lowest mean held-out error over
+    /// all splits, refitted on all data) or `best-candidate` (the paper's rule: the single
+    /// candidate tree with the lowest held-out error).
     #[arg(long, value_enum, default_value_t = SelectionArg::Refit)]
     pub selection: SelectionArg,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
     #[command(flatten)]
     pub rules: RulesArgs,
 }
@@ -611,13 +670,16 @@ pub struct LiveArgs {
 
 /// Arguments of `tune`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example: pcsearch tune --kernel examples/transpose/transpose.toml --searcher profile --model models/mtran-1070.json --budget 50"
+)]
 pub struct TuneArgs {
     #[command(flatten)]
     pub live: LiveArgs,
     #[command(flatten)]
     pub search: SearchArgs,
-    /// The searcher.
-    #[arg(long, value_enum, default_value_t = SearcherKind::Random)]
+    /// The searcher: random; profile (the default profile-based searcher); profile-paper (as published); profile-local (the default before restarts); baselines from the field: basin-hopping, dual-annealing, genetic, bayesian, starchart (docs/baselines.md).
+    #[arg(long, value_enum, default_value_t = SearcherKind::Random, hide_possible_values = true)]
     pub searcher: SearcherKind,
     /// Counter model for the profile-based searcher (models/NAME.json).
     #[arg(long)]
@@ -637,6 +699,9 @@ pub struct TuneArgs {
 
 /// Arguments of `record`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example: pcsearch record --kernel examples/transpose/transpose.toml --out transpose_output.csv"
+)]
 pub struct RecordArgs {
     #[command(flatten)]
     pub live: LiveArgs,
@@ -652,6 +717,7 @@ pub struct RecordArgs {
 
 /// Arguments of `matrix`.
 #[derive(Debug, Args)]
+#[command(after_help = "Example: pcsearch matrix --space paper:mtran")]
 pub struct MatrixArgs {
     /// The same benchmark recorded on several GPUs or inputs, one file per space.
     #[command(flatten)]
@@ -670,20 +736,48 @@ pub struct MatrixArgs {
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
-    pub expert: ExpertArgs,
+    pub expert: MatrixExpertArgs,
+}
+
+/// The expert settings of `matrix`, which trains its own models and reads each file's GPU.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Profile-based searcher")]
+pub struct MatrixExpertArgs {
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+impl MatrixExpertArgs {
+    /// The same settings as the other replay commands take them, without a model or GPU.
+    pub fn expert_args(&self) -> ExpertArgs {
+        ExpertArgs {
+            counters: None,
+            model: None,
+            gpu: None,
+            rules: self.rules.clone(),
+            search: self.search.clone(),
+        }
+    }
 }
 
 /// Arguments of `holdout`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example: pcsearch holdout --space paper:coulomb paper:mtran paper:nbody --runs 1000 --seeds 1,2,3"
+)]
 pub struct HoldoutArgs {
-    /// Recorded spaces. Files with the same tuning parameters form one benchmark, named after the
-    /// folder of its first file; each file is tuned with its own counters and with a model trained
-    /// on each file of its benchmark.
+    /// Recorded spaces, or names of the data directory such as `paper:nbody`. Files with the same
+    /// tuning parameters form one benchmark, named after the folder of its first file; each file
+    /// is tuned with its own counters and with a model trained on each file of its benchmark.
     #[arg(long, num_args = 1.., required = true)]
     pub space: Vec<PathBuf>,
     /// Spaces tuned only with their own counters: no model is trained on them or used for them.
     #[arg(long, num_args = 1..)]
     pub exact_only: Vec<PathBuf>,
+    #[command(flatten)]
+    pub data: DataDirArg,
     /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
     #[arg(long, value_delimiter = ',')]
     pub parameters: Option<Vec<String>>,
@@ -692,7 +786,7 @@ pub struct HoldoutArgs {
     #[arg(long, value_delimiter = ',')]
     pub candidates: Option<Vec<String>>,
     /// Seeded runs per cell and seed.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 300, value_parser = int_in(1, MAX_RUNS))]
     pub runs: usize,
     /// Comma-separated master seeds; every cell runs under each.
     #[arg(long, value_delimiter = ',', default_value = "1")]
@@ -700,9 +794,11 @@ pub struct HoldoutArgs {
     /// Seed of model training.
     #[arg(long, default_value_t = 1)]
     pub train_seed: u64,
-    /// Report format.
+    /// Report format: `table`, or `json` for scripts.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
     #[command(flatten)]
     pub rules: RulesArgs,
 }

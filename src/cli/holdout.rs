@@ -9,6 +9,7 @@ use super::simulate::load_dataset;
 use crate::backend::TimeModel;
 use crate::counters::{CounterValues, Generation};
 use crate::data::Dataset;
+use crate::datadir::{names, Lookup};
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
 use crate::experiment::holdout::{benchmarks, choose, folds, judge, CellRun, Verdict};
@@ -110,13 +111,19 @@ fn chosen_candidates(names: Option<&[String]>) -> Result<Vec<SearchSettings>> {
 /// parameters, each named after the folder of its first file.
 fn group(args: &HoldoutArgs, rules: &Rules) -> Result<Vec<Benchmark>> {
     let mut out: Vec<(Vec<String>, Benchmark)> = Vec::new();
-    let files = args
-        .space
-        .iter()
-        .map(|p| (p, true))
-        .chain(args.exact_only.iter().map(|p| (p, false)));
+    let lookup = Lookup::from_env(args.data.data_dir.as_deref());
+    let mut files = Vec::new();
+    for (specs, modelled) in [(&args.space, true), (&args.exact_only, false)] {
+        for spec in specs {
+            files.extend(
+                names::expand(spec, &lookup)?
+                    .into_iter()
+                    .map(|p| (p, modelled)),
+            );
+        }
+    }
     for (path, modelled) in files {
-        let dataset = load_dataset(path, &args.parameters)?;
+        let dataset = load_dataset(&path, &args.parameters)?;
         let device = resolve_device(&dataset, rules, None)?;
         let counters = Arc::new(exact_counters(&dataset, rules, &device)?);
         let model = if modelled {
@@ -139,7 +146,7 @@ fn group(args: &HoldoutArgs, rules: &Rules) -> Result<Vec<Benchmark>> {
         match out.iter_mut().find(|(k, _)| *k == key) {
             Some((_, b)) => b.spaces.push(space),
             None => {
-                let name = benchmark_name(path, out.len());
+                let name = benchmark_name(&path, out.len());
                 out.push((
                     key,
                     Benchmark {

@@ -22,7 +22,7 @@ use crate::error::Result;
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
-    if let Some(threads) = cli.threads {
+    if let Some(threads) = cli.command.threads() {
         // Ignore the error of a second initialisation (tests run several commands per process).
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
