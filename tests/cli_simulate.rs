@@ -136,3 +136,26 @@ fn table_output_prints_the_exact_expectation_beside_the_measured_mean() {
     assert!(text.contains("measured mean"), "{text}");
     assert!(text.contains("769.7 us"), "{text}");
 }
+
+#[test]
+fn help_fits_on_a_screen_with_an_example_and_without_research_flags() {
+    for command in [
+        "simulate", "compare", "explain", "matrix", "holdout", "train", "tune", "record",
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pcsearch"))
+            .args([command, "--help"])
+            .output()
+            .expect("run pcsearch");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.lines().count() < 60, "{command}: {help}");
+        assert!(help.contains("Example: pcsearch"), "{command}: {help}");
+        for hidden in [
+            "--zero-policy",
+            "--formula",
+            "--score-scale",
+            "--restart-from",
+        ] {
+            assert!(!help.contains(hidden), "{command} shows {hidden}");
+        }
+    }
+}

@@ -165,7 +165,7 @@ fn runs_out_csv_holds_every_run_test_by_test() {
         rows += 1;
     }
     assert_eq!(rows, 1000);
-    // The README's measured mean for random search on this file, seed 1.
+    // The measured mean (docs/results.md) for random search on this file, seed 1.
     assert_eq!(steps_sum, 8831);
 }
 

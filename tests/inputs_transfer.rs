@@ -82,7 +82,7 @@ fn every_model_beats_random_search_on_every_input_for_three_seeds() {
         let cells = table7(seed);
         assert_eq!(cells.len(), 9);
         for (tuned, model, improvement) in &cells {
-            // Measured: at least 1.24x with seeds 1-3 (README, docs/inputs.md).
+            // Measured: at least 1.24x with seeds 1-3 (docs/results.md, docs/inputs.md).
             assert!(
                 *improvement >= 1.0,
                 "seed {seed}: {tuned} tuned with the {model} model: {improvement:.2}x"

@@ -31,7 +31,7 @@ fn shipped_models_are_reproduced_by_training_with_the_default_options() {
         let text = std::fs::read_to_string(shipped(&name)).unwrap();
         assert!(
             text == std::fs::read_to_string(&fresh).unwrap(),
-            "models/{name} is stale: retrain it as the README's \"Shipped models\" section says"
+            "models/{name} is stale: retrain it as docs/models.md, \"Shipped models\", says"
         );
         assert!(
             text.len() < 1 << 20,

@@ -1,7 +1,6 @@
-//! The profile-based searcher on the real recorded data, end to end through the command line:
-//! exact counters on every file (the paper's Table 5 experiment), models from other GPUs (Table 6),
-//! and the shipped GTX 1070 models. Figures are deterministic for `--seed 1`; the bounds leave a
-//! margin below the measured values quoted in the README.
+//! The profile-based searcher on the real recorded data, end to end through the command line: the
+//! shipped GTX 1070 models, `explain`, and refused inputs. Every file and cross-GPU pair under
+//! seeds 1, 2 and 3 is checked in `transfer.rs`. Figures are deterministic for `--seed 1`.
 
 mod common;
 
@@ -28,101 +27,8 @@ fn file(bench: &str, gpu: &str) -> String {
         .to_string()
 }
 
-fn searcher<'a>(entry: &'a Value, name: &str) -> &'a Value {
-    entry["searchers"]
-        .as_array()
-        .and_then(|s| s.iter().find(|x| x["searcher"] == name))
-        .unwrap_or_else(|| panic!("no {name} in {entry}"))
-}
-
 fn number(v: &Value, key: &str) -> f64 {
     v[key].as_f64().unwrap_or_else(|| panic!("no {key} in {v}"))
-}
-
-#[test]
-fn exact_counters_beat_random_on_every_file() {
-    if common::skip_without_data() {
-        return;
-    }
-    let mut spaces: Vec<String> = ["coulomb", "mtran"]
-        .iter()
-        .flat_map(|b| ["680", "750", "1070", "2080"].map(|g| file(b, g)))
-        .collect();
-    spaces.push(
-        common::replay_file("ktt2/coulomb-2080ti.json")
-            .display()
-            .to_string(),
-    );
-    let mut args = vec!["compare", "--space"];
-    args.extend(spaces.iter().map(String::as_str));
-    let report = pcsearch(&args);
-    // Measured improvements of the default (README): 2.74 4.33 4.26 2.42 | 3.64 3.57 1.93 1.32 | 1.31.
-    let floors = [2.4, 3.8, 3.8, 2.1, 3.2, 3.1, 1.7, 1.15, 1.15];
-    for (space, floor) in report["spaces"].as_array().unwrap().iter().zip(floors) {
-        let default = searcher(space, "profile");
-        let paper = searcher(space, "profile-paper");
-        let name = space["file"].as_str().unwrap();
-        assert!(number(default, "improvement") >= floor, "{name}: {default}");
-        assert_eq!(number(default, "not_found"), 0.0, "{name}");
-        assert!(
-            number(default, "median_steps") <= 1.1 * number(paper, "median_steps"),
-            "{name}: default median {} vs paper behaviour {}",
-            default["median_steps"],
-            paper["median_steps"]
-        );
-    }
-    let geo = number(&report["geometric_mean_improvement"], "profile");
-    assert!(geo > 2.4, "geometric mean {geo}");
-}
-
-/// Every cross-GPU pair of one benchmark: never worse than random, median within 10 % of the paper
-/// behaviour's.
-fn check_matrix(bench: &str, min_geo: f64) {
-    let spaces: Vec<String> = ["680", "750", "1070", "2080"]
-        .iter()
-        .map(|g| file(bench, g))
-        .collect();
-    let mut args = vec!["matrix", "--space"];
-    args.extend(spaces.iter().map(String::as_str));
-    let report = pcsearch(&args);
-    for cell in report["cells"].as_array().unwrap() {
-        let default = searcher(cell, "profile");
-        let paper = searcher(cell, "profile-paper");
-        let pair = format!(
-            "{bench}: {} tuned with the {} model",
-            cell["tuned"], cell["model"]
-        );
-        assert!(number(default, "improvement") >= 1.0, "{pair}: {default}");
-        assert!(
-            number(default, "median_steps") <= 1.1 * number(paper, "median_steps"),
-            "{pair}: default median {} vs paper behaviour {}",
-            default["median_steps"],
-            paper["median_steps"]
-        );
-    }
-    let summary = &report["summary"]["profile"];
-    assert_eq!(number(summary, "pairs_below_1x"), 0.0);
-    assert!(
-        number(summary, "geometric_mean_improvement") > min_geo,
-        "{summary}"
-    );
-}
-
-#[test]
-fn models_from_other_gpus_never_lose_to_random_on_transpose() {
-    if common::skip_without_data() {
-        return;
-    }
-    // Measured: geometric mean 2.30x, worst 1.01x; the paper behaviour has two pairs below 1x.
-    check_matrix("mtran", 2.1);
-}
-
-#[test]
-fn models_from_other_gpus_never_lose_to_random_on_coulomb() {
-    if common::skip_without_data() {
-        return;
-    }
-    check_matrix("coulomb", 2.5);
 }
 
 #[test]
@@ -260,5 +166,5 @@ fn matrix_needs_two_gpus_and_trains_its_own_models() {
     let two = file("coulomb", "750");
     let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/coulomb-1070.json");
     let err = failure(&["matrix", "--space", &one, &two, "--model", model]);
-    assert!(err.contains("leave out --model"), "{err}");
+    assert!(err.contains("unexpected argument '--model'"), "{err}");
 }

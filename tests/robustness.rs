@@ -419,7 +419,7 @@ fn runs_splits_threads_and_endless_inputs_are_bounded() {
         err.contains("--runs") && err.contains("from 1 to 1000000"),
         "{err}"
     );
-    let err = run_err(&["--threads", "20000", "simulate", "--space", space]);
+    let err = run_err(&["simulate", "--space", space, "--threads", "20000"]);
     assert!(
         err.contains("--threads") && err.contains("from 1 to 256"),
         "{err}"
@@ -460,19 +460,44 @@ fn a_bom_late_keys_and_empty_t4_results_get_the_right_reader() {
 }
 
 #[test]
-fn matrix_refuses_gpu_instead_of_ignoring_it() {
-    let a = replay_file("ktt-paper/coulomb/680-coulomb_output.csv");
-    let b = replay_file("ktt-paper/coulomb/750-coulomb_output.csv");
-    let err = run_err(&[
-        "matrix",
+fn flags_that_would_do_nothing_are_not_offered() {
+    // Worker threads only where runs are repeated or models trained; matrix trains its own models
+    // and reads each file's GPU.
+    for args in [
+        &[
+            "explain",
+            "--space",
+            "s.csv",
+            "--config",
+            "X=1",
+            "--threads",
+            "2",
+        ][..],
+        &["tune", "--kernel", "k.toml", "--threads", "2"],
+        &[
+            "record",
+            "--kernel",
+            "k.toml",
+            "--out",
+            "o.csv",
+            "--threads",
+            "2",
+        ],
+        &["matrix", "--space", "a.csv", "b.csv", "--model", "m.json"],
+        &["matrix", "--space", "a.csv", "b.csv", "--gpu", "1070"],
+    ] {
+        let err = run_err(args);
+        assert!(err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+    assert!(Cli::try_parse_from([
+        "pcsearch",
+        "train",
         "--space",
-        path_str(&a),
-        path_str(&b),
-        "--gpu",
-        "1070",
-    ]);
-    assert!(
-        err.contains("cannot name them all: leave out --gpu"),
-        "{err}"
-    );
+        "s.csv",
+        "--out",
+        "m.json",
+        "--threads",
+        "2"
+    ])
+    .is_ok());
 }

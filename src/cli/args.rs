@@ -3,7 +3,9 @@
 use super::bounds::{float_in, int_in, MAX_DEPTH, MAX_RUNS, MAX_SECONDS, MAX_SPLITS, MAX_THREADS};
 use crate::backend::{ClockCalibration, TimeModel};
 use crate::expert::Formula;
-use crate::search::profile::{Guidance, ZeroPolicy};
+use crate::search::profile::{
+    Guidance, Restart, RestartPoint, RestartSchedule, SearchSettings, ZeroPolicy,
+};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -11,9 +13,6 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "pcsearch", version, about)]
 pub struct Cli {
-    /// Worker threads for repeated runs (default: all cores). Results do not depend on it.
-    #[arg(long, global = true, value_parser = int_in(1, MAX_THREADS))]
-    pub threads: Option<usize>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -30,6 +29,8 @@ pub enum Command {
     Explain(ExplainArgs),
     /// For one benchmark recorded on several GPUs: train a model on each, tune each with each (Table 6).
     Matrix(MatrixArgs),
+    /// Leave-one-benchmark-out: choose the searcher's settings on all benchmarks but one, report on that one.
+    Holdout(HoldoutArgs),
     /// Train a counter model (decision trees from tuning parameters to counters) on a recorded space.
     Train(TrainArgs),
     /// Tune a kernel live on the GPU of this machine (NVRTC, CUDA events, CUPTI).
@@ -47,8 +48,31 @@ pub enum Command {
     Data(DataCommand),
 }
 
+impl Command {
+    /// The worker threads the command was given, for those that run work in parallel.
+    pub fn threads(&self) -> Option<usize> {
+        match self {
+            Command::Simulate(a) => a.run.threads.threads,
+            Command::Compare(a) => a.run.threads.threads,
+            Command::Matrix(a) => a.run.threads.threads,
+            Command::Holdout(a) => a.threads.threads,
+            Command::Train(a) => a.threads.threads,
+            _ => None,
+        }
+    }
+}
+
+/// Worker threads of the commands that run in parallel.
+#[derive(Debug, Args)]
+pub struct ThreadsArg {
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long, value_parser = int_in(1, MAX_THREADS))]
+    pub threads: Option<usize>,
+}
+
 /// Arguments of `device`.
 #[derive(Debug, Args)]
+#[command(after_help = "Example: pcsearch device")]
 pub struct DeviceArgs {
     /// CUDA device ordinal of the GPU to describe.
     #[arg(long, default_value_t = 0)]
@@ -148,24 +172,28 @@ pub struct DataDirArg {
     pub data_dir: Option<PathBuf>,
 }
 
-/// Searchers that can be named on the command line.
+/// Searchers that can be named on the command line (described in the searcher flags' help, as a
+/// per-value description would switch `--help` to its long layout).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SearcherKind {
-    /// Random search without replacement.
+    // Random search without replacement.
     Random,
-    /// Profile-based search (expert system + counters) with the chosen `--guidance`.
+    // Profile-based search (expert system + counters) with restarts: the default.
     Profile,
-    /// Profile-based search exactly as published (`--guidance paper`).
+    // Profile-based search exactly as published.
     ProfilePaper,
-    /// Kernel Tuner's basin hopping (local descent, random hops, Metropolis at T = 1).
+    // The default before restarts, whatever the searcher knobs say: local search around the best
+    // when nothing scores above zero, score scale 0.004, no restarts.
+    ProfileLocal,
+    // Kernel Tuner's basin hopping (local descent, random hops, Metropolis at T = 1).
     BasinHopping,
-    /// Kernel Tuner's dual annealing (scipy's generalised simulated annealing).
+    // Kernel Tuner's dual annealing (scipy's generalised simulated annealing).
     DualAnnealing,
-    /// Kernel Tuner's genetic algorithm.
+    // Kernel Tuner's genetic algorithm.
     Genetic,
-    /// Bayesian optimisation: Gaussian process and expected improvement.
+    // Bayesian optimisation: Gaussian process and expected improvement.
     Bayesian,
-    /// Starchart's regression tree on runtimes (validation, training, then predicted order).
+    // Starchart's regression tree on runtimes (validation, training, then predicted order).
     Starchart,
 }
 
@@ -176,6 +204,7 @@ impl SearcherKind {
             SearcherKind::Random => "random",
             SearcherKind::Profile => "profile",
             SearcherKind::ProfilePaper => "profile-paper",
+            SearcherKind::ProfileLocal => "profile-local",
             SearcherKind::BasinHopping => "basin-hopping",
             SearcherKind::DualAnnealing => "dual-annealing",
             SearcherKind::Genetic => "genetic",
@@ -186,16 +215,19 @@ impl SearcherKind {
 
     /// Whether the searcher reads counters (the profile-based ones); the others need only runtimes.
     pub fn uses_counters(self) -> bool {
-        matches!(self, SearcherKind::Profile | SearcherKind::ProfilePaper)
+        matches!(
+            self,
+            SearcherKind::Profile | SearcherKind::ProfilePaper | SearcherKind::ProfileLocal
+        )
     }
 }
 
 /// Output format of reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// Aligned text for people.
+    // Aligned text for people.
     Table,
-    /// One JSON object with stable field names, for scripts.
+    // One JSON object with stable field names, for scripts.
     Json,
 }
 
@@ -225,7 +257,7 @@ pub struct RunArgs {
     /// Give a run up after this many tests (default: twice the number of configurations).
     #[arg(long, value_parser = int_in(1, usize::MAX))]
     pub max_tests: Option<usize>,
-    /// Report format.
+    /// Report format: `table`, or `json` (one object with stable field names) for scripts.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Also write every run (searcher, space, seed, steps, time, best runtime after each test)
@@ -233,11 +265,14 @@ pub struct RunArgs {
     #[arg(long)]
     pub runs_out: Option<PathBuf>,
     #[command(flatten)]
+    pub threads: ThreadsArg,
+    #[command(flatten)]
     pub time: TimeArgs,
 }
 
 /// The simulated cost of tests (replay's clock; see docs/comparing.md).
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Replay clock (docs/comparing.md)")]
 pub struct TimeArgs {
     /// Seconds to compile one configuration (files that record compilation times use theirs).
     #[arg(long, default_value_t = TimeModel::default().compile_s, allow_negative_numbers = true,
@@ -335,14 +370,15 @@ impl From<ZeroPolicyArg> for ZeroPolicy {
 /// Where the profile-based searcher's candidate counters come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CountersArg {
-    /// The recorded counters of the space itself (the paper's Table 5 experiment).
+    // The recorded counters of the space itself (the paper's Table 5 experiment).
     Exact,
-    /// A counter model's predictions (`--model FILE`).
+    // A counter model's predictions (`--model FILE`).
     Model,
 }
 
 /// Settings of the expert system and the profile-based searcher.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Profile-based searcher")]
 pub struct ExpertArgs {
     /// Which counters score the candidates: the space's own recorded ones (`exact`, the default
     /// without `--model`) or a model's predictions (`model`, needs `--model`).
@@ -362,7 +398,7 @@ pub struct ExpertArgs {
 }
 
 /// Where the expert rules and the device table come from.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct RulesArgs {
     /// Directory whose rules files replace the built-in `expert_rules/` ones of the same name.
     #[arg(long)]
@@ -373,43 +409,87 @@ pub struct RulesArgs {
 }
 
 /// Knobs of the expert system and the profile-based searcher, shared by replay and live tuning.
-#[derive(Debug, Args)]
+/// Those a user rarely touches are hidden from `--help` and documented with the experiments that
+/// chose their defaults (docs/transfer.md, docs/inputs.md, docs/results.md).
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Profile-based searcher")]
 pub struct SearchArgs {
     /// The kernel is compute-bound: react to instruction bottlenecks above 0.5 instead of 0.7.
     #[arg(long)]
     pub compute_bound: bool,
     /// Formulas where the paper and the authors' implementation differ.
-    #[arg(long, value_enum, default_value_t = FormulaArg::Implementation)]
+    #[arg(hide = true, long, value_enum, default_value_t = FormulaArg::Implementation)]
     pub formula: FormulaArg,
     /// Which counters take part in a candidate's score.
-    #[arg(long, value_enum, default_value_t = ZeroPolicyArg::SkipZero)]
+    #[arg(hide = true, long, value_enum, default_value_t = ZeroPolicyArg::SkipZero)]
     pub zero_policy: ZeroPolicyArg,
-    /// How scores steer the search: `paper` as published, `fixed` without re-profiling known
-    /// configurations, `tempered` also fading guidance after rounds that find nothing better.
-    #[arg(long, value_enum, default_value_t = GuidanceArg::Local)]
-    pub guidance: GuidanceArg,
     /// Smallest score treated as a real predicted change when mapping scores to weights (0: the
-    /// paper's normalisation by the extreme scores alone; the default was chosen on all recorded
-    /// files and cross-GPU pairs together, see the README).
-    #[arg(long, default_value_t = 0.004, allow_negative_numbers = true, value_parser = float_in(0.0, 1.0))]
+    /// paper's normalisation by the extreme scores alone; chosen by `pcsearch holdout`, see
+    /// docs/transfer.md).
+    #[arg(hide = true, long, default_value_t = SearchSettings::default_settings().score_scale, allow_negative_numbers = true, value_parser = float_in(0.0, 1.0))]
     pub score_scale: f64,
-    /// With `--guidance damping`: score scale of the damped arm.
-    #[arg(long, default_value_t = 0.02, allow_negative_numbers = true, value_parser = float_in(0.0, 1.0))]
-    pub damped_scale: f64,
-    /// With a bandit: a plain test succeeds when its runtime is at most this times the best so far.
-    #[arg(long, default_value_t = 1.1, allow_negative_numbers = true, value_parser = float_in(1.0, 100.0))]
-    pub success_factor: f64,
-    /// Exponent factor per round without improvement (any guidance; `tempered` defaults to 0.5).
-    #[arg(long, allow_negative_numbers = true, value_parser = float_in(0.0, 1.0))]
-    pub decay: Option<f64>,
-    /// With `--guidance local`: tuning parameters a neighbour of the best configuration may differ in.
-    #[arg(long, default_value_t = 1, value_parser = int_in(0usize, 1_000))]
+    /// Tuning parameters a neighbour of the best configuration may differ in, for the local search
+    /// that takes over when no candidate scores above zero.
+    #[arg(hide = true, long, default_value_t = 1, value_parser = int_in(0usize, 1_000))]
     pub radius: usize,
+    /// Rounds without a new best after which the search profiles a fresh configuration and follows
+    /// its counters, keeping everything tested (0: never restart; chosen by `pcsearch holdout`).
+    #[arg(long, default_value_t = default_restart().map_or(0, |r| r.after), value_parser = int_in(0u32, 1_000))]
+    pub restart_after: u32,
+    /// How the rounds before each restart grow: `fixed`, or `luby` (1, 1, 2, 1, 1, 2, 4, … times
+    /// --restart-after).
+    #[arg(hide = true, long, value_enum, default_value_t = default_restart().map_or(RestartScheduleArg::Fixed, |r| r.schedule.into()))]
+    pub restart_schedule: RestartScheduleArg,
+    /// Where a restart starts: a `random` unexplored configuration, or a `distant` one (differing
+    /// from the best in as many tuning parameters as possible).
+    #[arg(hide = true, long, value_enum, default_value_t = default_restart().map_or(RestartPointArg::Random, |r| r.from.into()))]
+    pub restart_from: RestartPointArg,
     /// Trust in a model's prediction for a configuration outside its training range, per tuning
     /// parameter with a value the model never saw (1: trust fully; the default was chosen by
     /// leave-one-input-out on GEMM inputs, see docs/inputs.md).
-    #[arg(long, default_value_t = 0.5, value_parser = trust_in_unit_range)]
+    #[arg(hide = true, long, default_value_t = 0.5, value_parser = trust_in_unit_range)]
     pub extrapolation_trust: f64,
+}
+
+/// The restarts of the shipped default.
+fn default_restart() -> Option<Restart> {
+    SearchSettings::default_settings().guidance.restart
+}
+
+/// How the rounds before each restart grow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RestartScheduleArg {
+    /// The same number every time.
+    Fixed,
+    /// Luby's universal sequence.
+    Luby,
+}
+
+impl From<RestartSchedule> for RestartScheduleArg {
+    fn from(s: RestartSchedule) -> Self {
+        match s {
+            RestartSchedule::Fixed => RestartScheduleArg::Fixed,
+            RestartSchedule::Luby => RestartScheduleArg::Luby,
+        }
+    }
+}
+
+impl From<RestartPoint> for RestartPointArg {
+    fn from(p: RestartPoint) -> Self {
+        match p {
+            RestartPoint::Random => RestartPointArg::Random,
+            RestartPoint::Distant => RestartPointArg::Distant,
+        }
+    }
+}
+
+/// Where a restart starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RestartPointArg {
+    /// A random unexplored configuration.
+    Random,
+    /// An unexplored configuration far from the best.
+    Distant,
 }
 
 /// Parses a trust in 0..=1.
@@ -421,55 +501,38 @@ fn trust_in_unit_range(text: &str) -> std::result::Result<f64, String> {
 }
 
 impl SearchArgs {
-    /// The guidance these arguments select.
-    pub fn guidance(&self) -> Guidance {
-        let mut guidance = match self.guidance {
-            GuidanceArg::Paper => Guidance::paper(),
-            GuidanceArg::Fixed => Guidance::fixed(),
-            GuidanceArg::Tempered => Guidance::tempered(self.decay.unwrap_or(0.5)),
-            GuidanceArg::Uniform => Guidance::uniform(),
-            GuidanceArg::Local => Guidance::local(self.radius),
-            GuidanceArg::Adaptive => Guidance::adaptive(self.radius),
-            GuidanceArg::Calibrated => Guidance::calibrated(self.radius),
-            GuidanceArg::Damping => {
-                Guidance::damping(self.radius, self.damped_scale, self.success_factor)
-            }
-        };
-        if let Some(decay) = self.decay {
-            guidance.stale_decay = Some(decay);
+    /// The searcher settings these arguments select.
+    pub fn settings(&self) -> SearchSettings {
+        let mut guidance = Guidance::local(self.radius);
+        if self.restart_after > 0 {
+            guidance.restart = Some(Restart {
+                after: self.restart_after,
+                schedule: match self.restart_schedule {
+                    RestartScheduleArg::Fixed => RestartSchedule::Fixed,
+                    RestartScheduleArg::Luby => RestartSchedule::Luby,
+                },
+                from: match self.restart_from {
+                    RestartPointArg::Random => RestartPoint::Random,
+                    RestartPointArg::Distant => RestartPoint::Distant,
+                },
+            });
         }
-        guidance
+        SearchSettings {
+            name: "profile".into(),
+            guidance,
+            score_scale: self.score_scale,
+        }
     }
-}
-
-/// Guidance modes of the profile-based searcher.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GuidanceArg {
-    /// As published.
-    Paper,
-    /// Never re-profile a configuration whose counters are known.
-    Fixed,
-    /// Also temper the exponent after rounds without improvement.
-    Tempered,
-    /// Uniform draws when no candidate scores above zero.
-    Uniform,
-    /// Draws near the best configuration when no candidate scores above zero.
-    Local,
-    /// `local`, plus a bandit that learns per run whether guided draws beat uniform ones.
-    Adaptive,
-    /// `local`, plus trust in each counter's predictions learnt from the profiled counters.
-    Calibrated,
-    /// `local`, plus a bandit between sharp and damped (score-scaled) weights.
-    Damping,
 }
 
 /// Arguments of `simulate`.
 #[derive(Debug, Args)]
+#[command(after_help = "Example: pcsearch simulate --space paper:nbody/2080 --searcher profile")]
 pub struct SimulateArgs {
     #[command(flatten)]
     pub space: SpaceArgs,
-    /// The searcher to run.
-    #[arg(long, value_enum, default_value_t = SearcherKind::Random)]
+    /// The searcher to run: random; profile (the default profile-based searcher); profile-paper (as published); profile-local (the default before restarts); baselines from the field: basin-hopping, dual-annealing, genetic, bayesian, starchart (docs/baselines.md).
+    #[arg(long, value_enum, default_value_t = SearcherKind::Random, hide_possible_values = true)]
     pub searcher: SearcherKind,
     #[command(flatten)]
     pub run: RunArgs,
@@ -489,18 +552,20 @@ pub struct SpacesArgs {
     /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
     #[arg(long, value_delimiter = ',')]
     pub parameters: Option<Vec<String>>,
-    /// Comma-separated searchers; improvements are relative to the first.
+    /// Comma-separated searchers, improvements relative to the first: random; profile (the default profile-based searcher); profile-paper (as published); profile-local (the default before restarts); baselines from the field: basin-hopping, dual-annealing, genetic, bayesian, starchart (docs/baselines.md).
     #[arg(
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "random,profile-paper,profile"
+        default_value = "random,profile-paper,profile",
+        hide_possible_values = true
     )]
     pub searchers: Vec<SearcherKind>,
 }
 
 /// Arguments of `compare`.
 #[derive(Debug, Args)]
+#[command(after_help = "Example: pcsearch compare --space paper:all --runs 1000 --plot plots/")]
 pub struct CompareArgs {
     #[command(flatten)]
     pub spaces: SpacesArgs,
@@ -516,6 +581,9 @@ pub struct CompareArgs {
 
 /// Arguments of `explain`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example: pcsearch explain --space paper:coulomb/680 --config WORK_GROUP_SIZE_X=16,WORK_GROUP_SIZE_Y=4,WORK_GROUP_SIZE_Z=1,Z_ITERATIONS=1,INNER_UNROLL_FACTOR=0,USE_SOA=0,USE_CONSTANT_MEMORY=0,VECTOR_SIZE=1"
+)]
 pub struct ExplainArgs {
     #[command(flatten)]
     pub space: SpaceArgs,
@@ -525,24 +593,27 @@ pub struct ExplainArgs {
     /// How many best-scored candidates to list.
     #[arg(long, default_value_t = 10, value_parser = int_in(0, usize::MAX))]
     pub top: usize,
-    /// Report format.
+    /// Report format: `table`, or `json` (one object with stable field names) for scripts.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     #[command(flatten)]
     pub expert: ExpertArgs,
 }
 
-/// How a model's tree is chosen (see the README, "How a tree is chosen").
+/// How a model's tree is chosen (see docs/models.md, "How a tree is chosen").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SelectionArg {
-    /// Depth with the lowest mean held-out MAE over all splits, refitted on all data.
+    // Depth with the lowest mean held-out MAE over all splits, refitted on all data.
     Refit,
-    /// The paper's rule: the single candidate tree with the lowest held-out MAE.
+    // The paper's rule: the single candidate tree with the lowest held-out MAE.
     BestCandidate,
 }
 
 /// Arguments of `train`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example: pcsearch train --space paper:coulomb/1070 --out models/coulomb-1070.json"
+)]
 pub struct TrainArgs {
     #[command(flatten)]
     pub space: SpaceArgs,
@@ -569,9 +640,13 @@ pub struct TrainArgs {
         value_parser = int_in(1, MAX_DEPTH)
     )]
     pub depths: Vec<u16>,
-    /// How the stored tree is chosen among the candidates.
+    /// How the stored tree is chosen: `refit` (the depth with the lowest mean held-out error over
+    /// all splits, refitted on all data) or `best-candidate` (the paper's rule: the single
+    /// candidate tree with the lowest held-out error).
     #[arg(long, value_enum, default_value_t = SelectionArg::Refit)]
     pub selection: SelectionArg,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
     #[command(flatten)]
     pub rules: RulesArgs,
 }
@@ -595,13 +670,16 @@ pub struct LiveArgs {
 
 /// Arguments of `tune`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example: pcsearch tune --kernel examples/transpose/transpose.toml --searcher profile --model models/mtran-1070.json --budget 50"
+)]
 pub struct TuneArgs {
     #[command(flatten)]
     pub live: LiveArgs,
     #[command(flatten)]
     pub search: SearchArgs,
-    /// The searcher.
-    #[arg(long, value_enum, default_value_t = SearcherKind::Random)]
+    /// The searcher: random; profile (the default profile-based searcher); profile-paper (as published); profile-local (the default before restarts); baselines from the field: basin-hopping, dual-annealing, genetic, bayesian, starchart (docs/baselines.md).
+    #[arg(long, value_enum, default_value_t = SearcherKind::Random, hide_possible_values = true)]
     pub searcher: SearcherKind,
     /// Counter model for the profile-based searcher (models/NAME.json).
     #[arg(long)]
@@ -621,6 +699,9 @@ pub struct TuneArgs {
 
 /// Arguments of `record`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example: pcsearch record --kernel examples/transpose/transpose.toml --out transpose_output.csv"
+)]
 pub struct RecordArgs {
     #[command(flatten)]
     pub live: LiveArgs,
@@ -636,6 +717,7 @@ pub struct RecordArgs {
 
 /// Arguments of `matrix`.
 #[derive(Debug, Args)]
+#[command(after_help = "Example: pcsearch matrix --space paper:mtran")]
 pub struct MatrixArgs {
     /// The same benchmark recorded on several GPUs or inputs, one file per space.
     #[command(flatten)]
@@ -654,5 +736,69 @@ pub struct MatrixArgs {
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
-    pub expert: ExpertArgs,
+    pub expert: MatrixExpertArgs,
+}
+
+/// The expert settings of `matrix`, which trains its own models and reads each file's GPU.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Profile-based searcher")]
+pub struct MatrixExpertArgs {
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub search: SearchArgs,
+}
+
+impl MatrixExpertArgs {
+    /// The same settings as the other replay commands take them, without a model or GPU.
+    pub fn expert_args(&self) -> ExpertArgs {
+        ExpertArgs {
+            counters: None,
+            model: None,
+            gpu: None,
+            rules: self.rules.clone(),
+            search: self.search.clone(),
+        }
+    }
+}
+
+/// Arguments of `holdout`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example: pcsearch holdout --space paper:coulomb paper:mtran paper:nbody --runs 1000 --seeds 1,2,3"
+)]
+pub struct HoldoutArgs {
+    /// Recorded spaces, or names of the data directory such as `paper:nbody`. Files with the same
+    /// tuning parameters form one benchmark, named after the folder of its first file; each file
+    /// is tuned with its own counters and with a model trained on each file of its benchmark.
+    #[arg(long, num_args = 1.., required = true)]
+    pub space: Vec<PathBuf>,
+    /// Spaces tuned only with their own counters: no model is trained on them or used for them.
+    #[arg(long, num_args = 1..)]
+    pub exact_only: Vec<PathBuf>,
+    #[command(flatten)]
+    pub data: DataDirArg,
+    /// Comma-separated columns to take as tuning parameters (default: every column that is not a known counter).
+    #[arg(long, value_delimiter = ',')]
+    pub parameters: Option<Vec<String>>,
+    /// Comma-separated candidate settings to weigh (`default` is the shipped default; default: the
+    /// whole grid of `docs/transfer.md`).
+    #[arg(long, value_delimiter = ',')]
+    pub candidates: Option<Vec<String>>,
+    /// Seeded runs per cell and seed.
+    #[arg(long, default_value_t = 300, value_parser = int_in(1, MAX_RUNS))]
+    pub runs: usize,
+    /// Comma-separated master seeds; every cell runs under each.
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    pub seeds: Vec<u64>,
+    /// Seed of model training.
+    #[arg(long, default_value_t = 1)]
+    pub train_seed: u64,
+    /// Report format: `table`, or `json` for scripts.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
+    #[command(flatten)]
+    pub rules: RulesArgs,
 }

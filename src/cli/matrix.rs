@@ -32,17 +32,8 @@ impl Cell {
 
 /// `pcsearch matrix`.
 pub fn matrix(args: &MatrixArgs) -> Result<()> {
-    if args.expert.model.is_some() {
-        return Err(Error::invalid(
-            "matrix trains its own models: leave out --model",
-        ));
-    }
-    if let Some(gpu) = &args.expert.gpu {
-        return Err(Error::invalid(format!(
-            "matrix takes each file's GPU from its metadata or its name prefix (`2080-…`), so one --gpu {gpu} cannot name them all: leave out --gpu and rename the files"
-        )));
-    }
     let rules = load_rules(&args.expert.rules)?;
+    let expert = args.expert.expert_args();
     let spaces = load_spaces(&args.spaces)?;
     if spaces.len() < 2 {
         return Err(Error::invalid(
@@ -100,7 +91,7 @@ pub fn matrix(args: &MatrixArgs) -> Result<()> {
                     kind,
                     dataset,
                     &rep,
-                    &args.expert,
+                    &expert,
                     Some(model),
                     setup.horizon,
                     &bar,

@@ -7,6 +7,7 @@ mod data;
 mod device;
 mod explain;
 mod export;
+mod holdout;
 mod matrix;
 mod out_file;
 mod record;
@@ -21,7 +22,7 @@ use crate::error::Result;
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
-    if let Some(threads) = cli.threads {
+    if let Some(threads) = cli.command.threads() {
         // Ignore the error of a second initialisation (tests run several commands per process).
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -33,6 +34,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Explain(a) => explain::explain(&a),
         Command::Train(a) => train::train(&a),
         Command::Matrix(a) => matrix::matrix(&a),
+        Command::Holdout(a) => holdout::holdout(&a),
         Command::Tune(a) => tune::tune(&a),
         Command::Record(a) => record::record(&a),
         Command::Device(a) => device::device(&a),

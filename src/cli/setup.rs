@@ -9,7 +9,8 @@ use crate::expert::{ExpertOptions, REQUIRED_COUNTERS};
 use crate::model::CounterModel;
 use crate::rules::Rules;
 use crate::search::profile::{
-    extrapolation_trust, Guidance, Predictions, ProfileFactory, ProfileSetup, ScoreOptions,
+    extrapolation_trust, Predictions, ProfileFactory, ProfileSetup, ScoreOptions, SearchSettings,
+    ZeroPolicy,
 };
 use crate::search::{
     BasinHoppingFactory, BayesianFactory, DualAnnealingFactory, GeneticFactory, Grid,
@@ -200,7 +201,9 @@ pub fn runtime_only_factory(
         SearcherKind::Genetic => Box::new(GeneticFactory::new(grid())),
         SearcherKind::Bayesian => Box::new(BayesianFactory::new(&grid())),
         SearcherKind::Starchart => Box::new(StarchartFactory::new(Arc::new(space.clone()))),
-        SearcherKind::Profile | SearcherKind::ProfilePaper => return None,
+        SearcherKind::Profile | SearcherKind::ProfilePaper | SearcherKind::ProfileLocal => {
+            return None
+        }
     })
 }
 
@@ -219,7 +222,7 @@ pub fn load_model(args: &ExpertArgs) -> Result<Option<CounterModel>> {
 }
 
 /// The profile-based searcher's shared set-up from its parts; `kind` `ProfilePaper` forces the
-/// published guidance and normalisation whatever `search` says.
+/// published guidance and normalisation whatever `search` says, `ProfileLocal` the previous default.
 pub fn profile_setup(
     kind: SearcherKind,
     predictions: Predictions,
@@ -229,24 +232,50 @@ pub fn profile_setup(
     search: &SearchArgs,
     space: &TuningSpace,
 ) -> ProfileSetup {
-    let paper = kind == SearcherKind::ProfilePaper;
+    let settings = match kind {
+        SearcherKind::ProfilePaper => SearchSettings::paper(),
+        SearcherKind::ProfileLocal => SearchSettings::local(),
+        _ => search.settings(),
+    };
+    let expert = ExpertOptions::new(&rules.reaction, search.compute_bound, search.formula.into());
+    let mut setup = settings_setup(
+        predictions,
+        prediction_generation,
+        device,
+        rules,
+        expert,
+        search.zero_policy.into(),
+        &settings,
+    );
+    setup.space = Arc::new(space.clone());
+    setup.label = kind.name().into();
+    setup
+}
+
+/// The profile-based searcher's set-up for named `settings`, over an empty space (set `space`
+/// before use when the guidance needs neighbourhoods or restarts).
+pub fn settings_setup(
+    predictions: Predictions,
+    prediction_generation: Generation,
+    device: DeviceInfo,
+    rules: &Rules,
+    expert: ExpertOptions,
+    zero_policy: ZeroPolicy,
+    settings: &SearchSettings,
+) -> ProfileSetup {
     ProfileSetup {
         predictions,
         prediction_generation,
         device,
-        expert: ExpertOptions::new(&rules.reaction, search.compute_bound, search.formula.into()),
+        expert,
         score: ScoreOptions {
-            scale: if paper { 0.0 } else { search.score_scale },
-            ..ScoreOptions::new(&rules.reaction, search.zero_policy.into())
+            scale: settings.score_scale,
+            ..ScoreOptions::new(&rules.reaction, zero_policy)
         },
         plain_tests: rules.reaction.plain_tests_per_profile,
-        guidance: if paper {
-            Guidance::paper()
-        } else {
-            search.guidance()
-        },
-        space: Arc::new(space.clone()),
-        label: kind.name().into(),
+        guidance: settings.guidance.clone(),
+        space: Arc::new(TuningSpace::new(Vec::new())),
+        label: settings.name.clone(),
     }
 }
 

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Reads one recorded space, taking `parameters` (when given) as its tuning parameters.
-fn load_dataset(path: &Path, parameters: &Option<Vec<String>>) -> Result<Arc<Dataset>> {
+pub fn load_dataset(path: &Path, parameters: &Option<Vec<String>>) -> Result<Arc<Dataset>> {
     let options = ReadOptions {
         parameters: parameters.clone(),
     };

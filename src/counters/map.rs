@@ -19,6 +19,9 @@ pub struct CounterSource {
     /// Factor applied after summing and dividing (e.g. 0.1 to bring a percentage to the 0..10 scale).
     #[serde(default = "one")]
     pub scale: f64,
+    /// Upper bound applied after scaling, for approximations that can overshoot the quantity they
+    /// stand for (a percentage of traffic cannot exceed 100).
+    pub max: Option<f64>,
     /// A fixed value used when the generation has no such metric (Kepler's warp efficiencies).
     pub constant: Option<f64>,
     /// The value used when the recording lacks the metrics (instead of reporting them missing).
@@ -66,6 +69,12 @@ impl CounterMap {
                 return Err(Error::file(
                     path,
                     format!("key `counters.{name}` needs `metrics` or `constant`"),
+                ));
+            }
+            if src.max.is_some_and(|m| !m.is_finite()) {
+                return Err(Error::file(
+                    path,
+                    format!("key `counters.{name}.max` is not finite"),
                 ));
             }
             if !src.scale.is_finite() {
@@ -127,6 +136,7 @@ impl CounterMap {
                     num: num?,
                     den: den?,
                     scale: src.scale,
+                    max: src.max.unwrap_or(f64::INFINITY),
                 })
             };
             let hardware = self.hardware.get(counter.short());
@@ -162,6 +172,7 @@ enum Plan {
         num: Vec<usize>,
         den: Vec<usize>,
         scale: f64,
+        max: f64,
     },
 }
 
@@ -182,9 +193,14 @@ impl MappedMetrics {
         for (counter, plan) in &self.plans {
             out[*counter] = match plan {
                 Plan::Constant(c) => *c,
-                Plan::Metrics { num, den, scale } => {
+                Plan::Metrics {
+                    num,
+                    den,
+                    scale,
+                    max,
+                } => {
                     let n: f64 = num.iter().map(|&i| metrics[i]).sum();
-                    if den.is_empty() {
+                    let value = if den.is_empty() {
                         n * scale
                     } else {
                         let d: f64 = den.iter().map(|&i| metrics[i]).sum();
@@ -193,7 +209,8 @@ impl MappedMetrics {
                         } else {
                             0.0
                         }
-                    }
+                    };
+                    value.min(*max)
                 }
             };
         }
@@ -264,6 +281,28 @@ metrics = ["l2_pct"]
             .unwrap_err()
             .to_string();
         assert!(err.contains("L2_U (needs l2_pct)"), "{err}");
+    }
+
+    #[test]
+    fn a_bound_caps_an_approximation_that_overshoots() {
+        let capped = MAP.replace("[counters.WARP_E]", "max = 100.0\n[counters.WARP_E]");
+        let map = CounterMap::parse(&capped, Path::new("m.toml")).unwrap();
+        let bound = map.resolve(&names(&["l2_rd", "dram_pct", "loc_st", "loc_ld", "l2_wr"]));
+        // Local sectors 3 times the L2 sectors: 300 % before the cap.
+        let v = bound.values(&[1.0, 55.0, 1.5, 1.5, 0.0], 1024.0, 64.0);
+        assert_eq!(v[Counter::LocO], 100.0);
+        let v = bound.values(&[30.0, 55.0, 1.0, 2.0, 10.0], 1024.0, 64.0);
+        assert!(
+            (v[Counter::LocO] - 7.5).abs() < 1e-12,
+            "below the cap: unchanged"
+        );
+        let err = CounterMap::parse(
+            "generation = \"volta\"\nmin_compute_capability = 7.0\n[counters.LOC_O]\nmetrics=[\"a\"]\nmax = nan\n",
+            Path::new("bad.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("counters.LOC_O.max"), "{err}");
     }
 
     #[test]

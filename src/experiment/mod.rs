@@ -2,6 +2,7 @@
 
 mod comparison;
 mod curves;
+pub mod holdout;
 mod plot;
 mod progress;
 mod report;

@@ -1,5 +1,6 @@
 //! How the profile-based searcher turns scores into draws, and how that adapts during a run.
 
+use super::restart::Restart;
 use serde::Serialize;
 
 /// What to do when no unexplored configuration scores above zero, i.e. the counters ask for changes
@@ -54,6 +55,8 @@ pub struct Guidance {
     /// Scale each counter's desired change by how well its predicted changes between the profiled
     /// configurations agreed with the measured ones (see `calibration`).
     pub calibrate: bool,
+    /// Start over from a fresh configuration after rounds without a new best (none: never).
+    pub restart: Option<Restart>,
 }
 
 impl Guidance {
@@ -66,6 +69,7 @@ impl Guidance {
             arms: vec![Arm::FULL],
             success_factor: 1.0,
             calibrate: false,
+            restart: None,
         }
     }
 
@@ -138,6 +142,14 @@ impl Guidance {
         Guidance {
             calibrate: true,
             ..Guidance::local(radius)
+        }
+    }
+
+    /// This guidance with restarts.
+    pub fn with_restart(self, restart: Restart) -> Self {
+        Guidance {
+            restart: Some(restart),
+            ..self
         }
     }
 

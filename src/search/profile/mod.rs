@@ -7,13 +7,17 @@
 mod bandit;
 mod calibration;
 mod guidance;
+mod restart;
 mod score;
+mod settings;
 mod weighted;
 
 pub use guidance::{Arm, Guidance, WhenNoGain};
+pub use restart::{luby, Restart, RestartPoint, RestartSchedule};
 pub use score::{
     extrapolation_trust, extremes, raw_scores, weights, Predictions, ScoreOptions, ZeroPolicy,
 };
+pub use settings::{SearchSettings, LOCAL_SCORE_SCALE};
 
 use bandit::Bandit;
 
@@ -95,6 +99,10 @@ pub struct ProfileSearch {
     batch_left: usize,
     best_at_round_start: Option<ConfigId>,
     stale_rounds: u32,
+    /// Restarts made so far.
+    restarts: u32,
+    /// Rounds without a new best since the last restart (or the last improvement).
+    restart_stale: u32,
     local_active: bool,
     /// Ring (Hamming distance to the best) the draws are restricted to while `local_active`.
     ring: u32,
@@ -127,6 +135,8 @@ impl ProfileSearch {
             batch_left: 0,
             best_at_round_start: None,
             stale_rounds: 0,
+            restarts: 0,
+            restart_stale: 0,
             local_active: false,
             ring: 0,
             distance: (None, Vec::new()),
@@ -146,15 +156,25 @@ impl ProfileSearch {
         (self.setup.guidance.reprofile_known || !self.counters_known[best]).then_some(best)
     }
 
+    /// The fresh configuration to profile when the run has gone stale long enough to restart.
+    fn restart_target(&mut self) -> Option<ConfigId> {
+        let restart = self.setup.guidance.restart?;
+        if self.restart_stale < restart.threshold(self.restarts + 1) {
+            return None;
+        }
+        self.restarts += 1;
+        self.restart_stale = 0;
+        let best = self.best.map(|(c, _)| c);
+        restart.pick(&mut self.rng, &self.setup.space, &self.explored, best)
+    }
+
     /// Counts rounds without improvement and re-weights: the exponent may depend on staleness, and
     /// the candidates that scored above zero may all have been tested since the last profile.
     fn start_round(&mut self) {
         let best = self.best.map(|(c, _)| c);
-        self.stale_rounds = if best.is_some() && best == self.best_at_round_start {
-            self.stale_rounds + 1
-        } else {
-            0
-        };
+        let stale = best.is_some() && best == self.best_at_round_start;
+        self.stale_rounds = if stale { self.stale_rounds + 1 } else { 0 };
+        self.restart_stale = if stale { self.restart_stale + 1 } else { 0 };
         self.best_at_round_start = best;
         self.reweight();
     }
@@ -311,7 +331,12 @@ impl Searcher for ProfileSearch {
         if self.batch_left == 0 {
             self.batch_left = self.setup.plain_tests;
             self.start_round();
-            if let Some(config) = self.profile_target() {
+            let target = if self.started {
+                self.restart_target().or_else(|| self.profile_target())
+            } else {
+                self.profile_target()
+            };
+            if let Some(config) = target {
                 return Some(Request {
                     config,
                     profile: true,
@@ -370,5 +395,94 @@ impl Searcher for ProfileSearch {
             self.counters_known[c] = true;
             self.rescore(c, outcome);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counters::Counter;
+    use crate::rules::Rules;
+
+    /// A searcher over 200 configurations whose counters never point anywhere, with `restart`.
+    fn searcher(restart: Option<Restart>) -> ProfileSearch {
+        let mut space = TuningSpace::new(vec!["A".into()]);
+        let mut counters = Vec::new();
+        for a in 0..200 {
+            space.push(&[f64::from(a)]).unwrap();
+            let mut v = CounterValues::default();
+            v[Counter::DramRt] = 100.0;
+            counters.push(v);
+        }
+        let rules = Rules::builtin().unwrap();
+        let setup = ProfileSetup {
+            predictions: Predictions::new(&counters),
+            prediction_generation: Generation::Volta,
+            device: DeviceInfo {
+                key: "t".into(),
+                name: "t".into(),
+                compute_capability: 7.5,
+                multiprocessors: 1,
+                fp32_cores_per_sm: 64,
+            },
+            expert: ExpertOptions::new(
+                &rules.reaction,
+                false,
+                crate::expert::Formula::Implementation,
+            ),
+            score: ScoreOptions::new(&rules.reaction, ZeroPolicy::SkipZero),
+            plain_tests: 5,
+            guidance: Guidance {
+                restart,
+                ..Guidance::local(1)
+            },
+            space: Arc::new(space),
+            label: "t".into(),
+        };
+        ProfileSearch::new(Arc::new(setup), 3)
+    }
+
+    /// The rounds (from 1) that start with a profiled test, over `rounds` rounds of 5 plain tests
+    /// in which only the first test ever improves on the best.
+    fn profiled_rounds(restart: Option<Restart>, rounds: usize) -> Vec<usize> {
+        let mut s = searcher(restart);
+        let (mut out, mut plain, mut first) = (Vec::new(), 0, true);
+        while plain < 5 * rounds {
+            let r = s.next().unwrap();
+            let mut counters = CounterValues::default();
+            counters[Counter::DramRt] = 100.0;
+            if r.profile {
+                out.push(plain / 5 + 1);
+            } else {
+                plain += 1;
+            }
+            let measurement = Measurement {
+                runtime_us: Some(if first { 1.0 } else { 2.0 }),
+                counters: r.profile.then_some(counters),
+                failure: None,
+                cost_s: 0.0,
+            };
+            first = false;
+            s.observe(r, &measurement);
+        }
+        out
+    }
+
+    #[test]
+    fn restarts_follow_their_schedule_and_never_otherwise() {
+        assert_eq!(profiled_rounds(None, 12), [1], "no restarts: one profile");
+        let fixed = Restart {
+            after: 1,
+            schedule: RestartSchedule::Fixed,
+            from: RestartPoint::Random,
+        };
+        // Round 2 is the first without a new best; every later round restarts.
+        assert_eq!(profiled_rounds(Some(fixed), 6), [1, 3, 4, 5, 6]);
+        let luby = Restart {
+            schedule: RestartSchedule::Luby,
+            ..fixed
+        };
+        // 1, 1, 2, 1, 1, 2 stale rounds before restarts 1 to 6.
+        assert_eq!(profiled_rounds(Some(luby), 14), [1, 3, 4, 6, 7, 8, 10, 14]);
     }
 }
