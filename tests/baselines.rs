@@ -107,6 +107,9 @@ fn every_baseline_finds_the_known_optimum_of_a_synthetic_space() {
 
 #[test]
 fn mean_steps_on_mtran_680_over_100_runs() {
+    if common::skip_without_data() {
+        return;
+    }
     let dataset = common::load("ktt-paper/mtran/680-mtran_output.csv");
     // Measured with `compare --runs 100 --seed 1 --max-tests 1000` (docs/baselines.md).
     let expected = [
@@ -128,6 +131,9 @@ fn mean_steps_on_mtran_680_over_100_runs() {
 
 #[test]
 fn starchart_phases_on_coulomb_1070() {
+    if common::skip_without_data() {
+        return;
+    }
     let dataset = common::load("ktt-paper/coulomb/1070-coulomb_output.csv");
     let runtimes: Vec<Option<f64>> = dataset.records.iter().map(|r| r.runtime_us).collect();
     let (build, tuning) = starchart::phase_steps(
@@ -144,6 +150,9 @@ fn starchart_phases_on_coulomb_1070() {
 
 #[test]
 fn compare_runs_all_seven_searchers_with_and_without_a_model() {
+    if common::skip_without_data() {
+        return;
+    }
     let json = common::replay_file("ktt2/coulomb-2080ti.json");
     let csv = common::replay_file("ktt-paper/coulomb/2080-coulomb_output.csv");
     let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/coulomb-1070.json");

@@ -31,6 +31,9 @@ fn path(relative: &str) -> String {
 
 #[test]
 fn clock_fitted_to_the_ktt2_overheads() {
+    if common::skip_without_data() {
+        return;
+    }
     let c = ClockCalibration::from_ktt2_json(&common::replay_file(KTT2)).unwrap();
     assert_eq!(c.tests, 210);
     // Means of the recorded parts, and the least-squares line of profiling time on runtime.
@@ -59,6 +62,9 @@ fn clock_fitted_to_the_ktt2_overheads() {
 /// reproduces each test's recorded wall time (TotalOverhead + TotalDuration).
 #[test]
 fn default_clock_reproduces_recorded_profiled_tests() {
+    if common::skip_without_data() {
+        return;
+    }
     let dataset = common::load(KTT2);
     let text = std::fs::read_to_string(common::replay_file(KTT2)).unwrap();
     let json: Value = serde_json::from_str(&text).unwrap();
@@ -94,6 +100,9 @@ fn default_clock_reproduces_recorded_profiled_tests() {
 
 #[test]
 fn runs_out_csv_holds_every_run_test_by_test() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("runs.csv");
     let space = path(COULOMB_680);
@@ -171,6 +180,9 @@ fn runs_out_csv_holds_every_run_test_by_test() {
 
 #[test]
 fn runs_out_json_lines_agree_with_the_table() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("runs.jsonl");
     let space = path(COULOMB_680);
@@ -234,6 +246,9 @@ fn assert_svg(file: &std::path::Path, texts: &[&str]) {
 
 #[test]
 fn plots_are_written_and_well_formed() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let plots = dir.path().join("plots");
     pcsearch(&[
@@ -287,6 +302,9 @@ fn plots_are_written_and_well_formed() {
 /// exactly, since the time baseline is random search's own runs with the same seed.
 #[test]
 fn summary_score_on_real_files() {
+    if common::skip_without_data() {
+        return;
+    }
     let time = TimeModel::default();
     let rep = Repetition {
         runs: 400,
@@ -315,6 +333,9 @@ fn summary_score_on_real_files() {
 
 #[test]
 fn horizon_of_a_real_file() {
+    if common::skip_without_data() {
+        return;
+    }
     let dataset = common::load(COULOMB_680);
     let time = TimeModel::default();
     let h = Horizon::for_space(&dataset, &time, false);
@@ -335,6 +356,9 @@ fn horizon_of_a_real_file() {
 
 #[test]
 fn runtime_scale_and_clock_errors_name_their_flag() {
+    if common::skip_without_data() {
+        return;
+    }
     let space = path(COULOMB_680);
     let fail = |extra: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_pcsearch"))
@@ -355,6 +379,9 @@ fn runtime_scale_and_clock_errors_name_their_flag() {
 /// clock (that fit, rounded) gives, within the rounding.
 #[test]
 fn clock_from_a_ktt2_file_matches_the_default_clock() {
+    if common::skip_without_data() {
+        return;
+    }
     let mean_time = |extra: &[&str]| {
         let ktt2 = path(KTT2);
         let mut args = vec![

@@ -78,6 +78,9 @@ fn geometric_mean(values: &[f64]) -> f64 {
 
 #[test]
 fn every_model_beats_random_search_on_every_input_for_three_seeds() {
+    if common::skip_without_data() {
+        return;
+    }
     for seed in ["1", "2", "3"] {
         let cells = table7(seed);
         assert_eq!(cells.len(), 9);
@@ -108,6 +111,9 @@ fn every_model_beats_random_search_on_every_input_for_three_seeds() {
 
 #[test]
 fn a_model_flags_the_configurations_of_another_input_it_never_saw() {
+    if common::skip_without_data() {
+        return;
+    }
     let rules = Rules::builtin().unwrap();
     let gpu = rules.devices.by_key("1070").unwrap();
     let load = |input: &str| {
@@ -145,6 +151,9 @@ fn a_model_flags_the_configurations_of_another_input_it_never_saw() {
 
 #[test]
 fn explain_names_the_values_a_model_never_saw() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("narrow.json");
     let out = pcsearch(&[
@@ -199,6 +208,9 @@ fn explain_names_the_values_a_model_never_saw() {
 
 #[test]
 fn matrix_labels_spaces_by_input_or_asks_for_labels() {
+    if common::skip_without_data() {
+        return;
+    }
     let narrow = gemm(INPUTS[0]);
     let out = pcsearch(&["matrix", "--space", &narrow, &narrow, "--runs", "2"]);
     assert!(!out.status.success());

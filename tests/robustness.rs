@@ -58,6 +58,9 @@ fn edited_ktt2(dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf
 
 #[test]
 fn a_closed_pipe_ends_explain_quietly_with_status_0() {
+    if common::skip_without_data() {
+        return;
+    }
     let mut child = pcsearch()
         .args(["explain", "--space"])
         .arg(replay_file(COULOMB_680))
@@ -82,6 +85,9 @@ fn a_closed_pipe_ends_explain_quietly_with_status_0() {
 
 #[test]
 fn a_full_disk_is_one_error_line_not_a_panic() {
+    if common::skip_without_data() {
+        return;
+    }
     let out = pcsearch()
         .args(["simulate", "--runs", "10", "--space"])
         .arg(replay_file(COULOMB_680))
@@ -99,6 +105,9 @@ fn a_full_disk_is_one_error_line_not_a_panic() {
 
 #[test]
 fn train_refuses_to_write_its_model_over_the_recording() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let space = dir.path().join("680-coulomb_output.csv");
     std::fs::copy(replay_file(COULOMB_680), &space).unwrap();
@@ -156,6 +165,9 @@ fn train_refuses_to_write_its_model_over_the_recording() {
 
 #[test]
 fn huge_counters_and_launch_sizes_are_refused_when_read_so_no_model_gets_null() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let csv = std::fs::read_to_string(replay_file(COULOMB_680)).unwrap();
     let mut lines: Vec<String> = csv.lines().map(String::from).collect();
@@ -183,6 +195,9 @@ fn huge_counters_and_launch_sizes_are_refused_when_read_so_no_model_gets_null() 
 
 #[test]
 fn repeated_parameter_names_are_refused_in_every_reader_and_flag() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let json = edited_ktt2(dir.path(), "2080ti-dup.json", |v| {
         let pairs = v["Results"][0]["Configuration"].as_array_mut().unwrap();
@@ -217,6 +232,9 @@ fn repeated_parameter_names_are_refused_in_every_reader_and_flag() {
 
 #[test]
 fn clock_and_guidance_options_are_range_checked_naming_the_flag() {
+    if common::skip_without_data() {
+        return;
+    }
     let space = replay_file(COULOMB_680);
     let space = path_str(&space);
     for (args, flag, range) in [
@@ -239,6 +257,9 @@ fn clock_and_guidance_options_are_range_checked_naming_the_flag() {
 
 #[test]
 fn impossible_overheads_runtimes_and_launch_sizes_are_refused_naming_the_configuration() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     for (name, edit, said) in [
         (
@@ -293,6 +314,9 @@ fn impossible_overheads_runtimes_and_launch_sizes_are_refused_naming_the_configu
 
 #[test]
 fn explain_refuses_a_failed_configuration() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let path = edited_ktt2(dir.path(), "2080ti-failed.json", |v| {
         v["Results"][3]["Status"] = Value::from("ComputationFailed");
@@ -350,6 +374,9 @@ fn edited_models_are_refused_reordered_parameters_and_bad_features_alike() {
 
 #[test]
 fn rules_directories_and_out_of_range_constants_are_refused() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let space = replay_file(COULOMB_680);
     let run = |extra: &[&str]| {
@@ -406,6 +433,9 @@ fn rules_directories_and_out_of_range_constants_are_refused() {
 
 #[test]
 fn runs_splits_threads_and_endless_inputs_are_bounded() {
+    if common::skip_without_data() {
+        return;
+    }
     let space = replay_file(COULOMB_680);
     let space = path_str(&space);
     let err = run_err(&[
@@ -448,6 +478,9 @@ fn runs_splits_threads_and_endless_inputs_are_bounded() {
 
 #[test]
 fn a_bom_late_keys_and_empty_t4_results_get_the_right_reader() {
+    if common::skip_without_data() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read(replay_file(KTT2)).unwrap();
     let bom = dir.path().join("coulomb-2080ti.json");
