@@ -12,7 +12,7 @@ use pcsearch::expert::{ExpertOptions, REQUIRED_COUNTERS};
 use pcsearch::model::{CounterModel, TrainOptions};
 use pcsearch::rules::Rules;
 use pcsearch::search::profile::{
-    Guidance, Predictions, ProfileFactory, ProfileSetup, ScoreOptions, ZeroPolicy,
+    Predictions, ProfileFactory, ProfileSetup, ScoreOptions, SearchSettings, ZeroPolicy,
 };
 use std::hint::black_box;
 use std::sync::Arc;
@@ -29,17 +29,18 @@ fn scale(c: &mut Criterion) {
         .map(|id| dataset.counters(&mapped, id))
         .collect();
     // What `simulate --searcher profile --counters exact` sets up, with its default options.
+    let default = SearchSettings::default_settings();
     let setup = ProfileSetup {
         predictions: Predictions::new(&counters),
         prediction_generation: generation,
         device: device.clone(),
         expert: ExpertOptions::new(&rules.reaction, false, Default::default()),
         score: ScoreOptions {
-            scale: 0.004,
+            scale: default.score_scale,
             ..ScoreOptions::new(&rules.reaction, ZeroPolicy::SkipZero)
         },
         plain_tests: rules.reaction.plain_tests_per_profile,
-        guidance: Guidance::local(1),
+        guidance: default.guidance,
         space: Arc::new(dataset.space.clone()),
         label: "profile".into(),
     };
