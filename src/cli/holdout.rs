@@ -74,11 +74,10 @@ pub fn holdout(args: &HoldoutArgs) -> Result<()> {
         }
     }
     if args.format == Format::Json {
-        print_json(&runs, &candidates, args);
+        print_json(&runs, &candidates, args)
     } else {
-        print_table(&runs, &candidates, args);
+        print_table(&runs, &candidates, args)
     }
-    Ok(())
 }
 
 /// The candidates named by `--candidates` (`default` is the shipped default), or all of them.
@@ -241,6 +240,7 @@ fn benchmark_runs(
     Ok(out)
 }
 
+/// A verdict as `geometric mean / worst / violations`.
 fn verdict_text(v: &Verdict) -> String {
     format!(
         "{:.2}x / {:.2}x / {}",
@@ -248,39 +248,43 @@ fn verdict_text(v: &Verdict) -> String {
     )
 }
 
-fn print_table(runs: &[CellRun], candidates: &[SearchSettings], args: &HoldoutArgs) {
+/// The candidates' verdicts per benchmark, the folds and the choice, as text.
+fn print_table(runs: &[CellRun], candidates: &[SearchSettings], args: &HoldoutArgs) -> Result<()> {
     let names = benchmarks(runs);
     let seeds: Vec<String> = args.seeds.iter().map(u64::to_string).collect();
-    println!(
+    crate::outln!(
         "leave-one-benchmark-out; {} runs per cell, seeds {}",
         args.runs,
         seeds.join(",")
     );
-    println!(
+    crate::outln!(
         "each entry: geometric mean of improvements over random / worst cell / cells violated \
          (worse than random, or median > 1.1 x the published searcher's)"
     );
-    print!("{:<26}", "candidate");
+    crate::out!("{:<26}", "candidate");
     for n in &names {
         let cells = runs.iter().filter(|r| &r.benchmark == n).count();
-        print!(" {:>24}", format!("{n} ({cells})"));
+        crate::out!(" {:>24}", format!("{n} ({cells})"));
     }
-    println!(" {:>24}", "all");
+    crate::outln!(" {:>24}", "all");
     let all: Vec<&str> = names.iter().map(String::as_str).collect();
     for (c, settings) in candidates.iter().enumerate() {
-        print!("{:<26}", settings.name);
+        crate::out!("{:<26}", settings.name);
         for n in &names {
-            print!(" {:>24}", verdict_text(&judge(runs, c, &[n.as_str()])));
+            crate::out!(" {:>24}", verdict_text(&judge(runs, c, &[n.as_str()])));
         }
-        println!(" {:>24}", verdict_text(&judge(runs, c, &all)));
+        crate::outln!(" {:>24}", verdict_text(&judge(runs, c, &all)));
     }
-    println!();
-    println!(
+    crate::outln!();
+    crate::outln!(
         "{:<10} {:<26} {:>24} {:>24}",
-        "held out", "chosen without it", "on the others", "on the held-out one"
+        "held out",
+        "chosen without it",
+        "on the others",
+        "on the held-out one"
     );
     for f in folds(runs, candidates.len()) {
-        println!(
+        crate::outln!(
             "{:<10} {:<26} {:>24} {:>24}",
             f.held_out,
             candidates[f.chosen].name,
@@ -289,14 +293,16 @@ fn print_table(runs: &[CellRun], candidates: &[SearchSettings], args: &HoldoutAr
         );
     }
     let chosen = choose(runs, candidates.len(), &all);
-    println!(
+    crate::outln!(
         "chosen on all benchmarks: {} ({})",
         candidates[chosen].name,
         verdict_text(&judge(runs, chosen, &all))
     );
+    Ok(())
 }
 
-fn print_json(runs: &[CellRun], candidates: &[SearchSettings], args: &HoldoutArgs) {
+/// The same as [`print_table`], and every cell, as one JSON object.
+fn print_json(runs: &[CellRun], candidates: &[SearchSettings], args: &HoldoutArgs) -> Result<()> {
     let names = benchmarks(runs);
     let all: Vec<&str> = names.iter().map(String::as_str).collect();
     let verdicts: Vec<_> = candidates
@@ -332,5 +338,8 @@ fn print_json(runs: &[CellRun], candidates: &[SearchSettings], args: &HoldoutArg
         "chosen_on_all": candidates[chosen].name,
         "cells": runs,
     });
-    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    let text = serde_json::to_string_pretty(&v)
+        .map_err(|e| Error::invalid(format!("cannot write the report as JSON: {e}")))?;
+    crate::outln!("{text}");
+    Ok(())
 }
