@@ -19,6 +19,7 @@ use crate::model::{CounterModel, TrainOptions};
 use crate::rules::Rules;
 use crate::search::profile::{Predictions, ProfileFactory, SearchSettings, ZeroPolicy};
 use crate::search::RandomFactory;
+use indicatif::ProgressBar;
 use serde_json::json;
 use std::path::Path;
 use std::sync::Arc;
@@ -67,12 +68,25 @@ pub fn holdout(args: &HoldoutArgs) -> Result<()> {
         args.seeds.len(),
         args.runs
     );
+    // Every cell runs the published searcher and each candidate; every tuned space random search.
+    let spaces: usize = benchmarks_in.iter().map(|b| b.spaces.len()).sum();
+    let searches = cells * (candidates.len() + 1) + spaces;
+    let bar = experiment::progress_bar((searches * args.seeds.len() * args.runs) as u64);
     let mut runs = Vec::new();
     for b in &benchmarks_in {
         for &seed in &args.seeds {
-            runs.extend(benchmark_runs(b, &rules, &candidates, args.runs, seed)?);
+            bar.set_message(format!("{}, seed {seed}", b.name));
+            runs.extend(benchmark_runs(
+                b,
+                &rules,
+                &candidates,
+                args.runs,
+                seed,
+                &bar,
+            )?);
         }
     }
+    bar.finish_and_clear();
     if args.format == Format::Json {
         print_json(&runs, &candidates, args)
     } else {
@@ -174,6 +188,7 @@ fn benchmark_runs(
     candidates: &[SearchSettings],
     runs: usize,
     seed: u64,
+    bar: &ProgressBar,
 ) -> Result<Vec<CellRun>> {
     let rep = Repetition {
         runs,
@@ -192,6 +207,7 @@ fn benchmark_runs(
             &random_factory,
             &rep,
         )?);
+        bar.inc(runs as u64);
         let exact = (
             Predictions::new(&tuned.counters),
             Generation::of_compute_capability(tuned.device.compute_capability),
@@ -224,6 +240,7 @@ fn benchmark_runs(
                     &factory,
                     &rep,
                 )?;
+                bar.inc(runs as u64);
                 Ok(StepStats::of(&results))
             };
             out.push(CellRun {
