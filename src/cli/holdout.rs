@@ -5,11 +5,10 @@
 
 use super::args::{Format, HoldoutArgs};
 use super::setup::{exact_counters, load_rules, resolve_device, settings_setup};
-use super::simulate::load_dataset;
+use super::simulate::{expand_spaces, load_dataset};
 use crate::backend::TimeModel;
 use crate::counters::{CounterValues, Generation};
 use crate::data::Dataset;
-use crate::datadir::{names, Lookup};
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
 use crate::experiment::holdout::{benchmarks, choose, folds, judge, CellRun, Verdict};
@@ -124,16 +123,10 @@ fn chosen_candidates(names: Option<&[String]>) -> Result<Vec<SearchSettings>> {
 /// parameters, each named after the folder of its first file.
 fn group(args: &HoldoutArgs, rules: &Rules) -> Result<Vec<Benchmark>> {
     let mut out: Vec<(Vec<String>, Benchmark)> = Vec::new();
-    let lookup = Lookup::from_env(args.data.data_dir.as_deref());
     let mut files = Vec::new();
     for (specs, modelled) in [(&args.space, true), (&args.exact_only, false)] {
-        for spec in specs {
-            files.extend(
-                names::expand(spec, &lookup)?
-                    .into_iter()
-                    .map(|p| (p, modelled)),
-            );
-        }
+        let expanded = expand_spaces(specs, &args.data)?;
+        files.extend(expanded.into_iter().map(|p| (p, modelled)));
     }
     for (path, modelled) in files {
         let dataset = load_dataset(&path, &args.parameters)?;

@@ -1,7 +1,8 @@
 //! `simulate` and `compare`: repeated seeded searches on recorded data.
 
 use super::args::{
-    CompareArgs, ExpertArgs, Format, RunArgs, SearcherKind, SimulateArgs, SpaceArgs, SpacesArgs,
+    CompareArgs, DataDirArg, ExpertArgs, Format, RunArgs, SearcherKind, SimulateArgs, SpaceArgs,
+    SpacesArgs,
 };
 use super::setup::{load_model, searcher_factory};
 use crate::data::{self, Dataset, ReadOptions};
@@ -15,7 +16,7 @@ use crate::experiment::{
 use crate::model::CounterModel;
 use crate::search::starchart;
 use indicatif::ProgressBar;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Reads one recorded space, taking `parameters` (when given) as its tuning parameters.
@@ -45,15 +46,20 @@ pub fn load_space(args: &SpaceArgs) -> Result<Arc<Dataset>> {
     load_dataset(&files.remove(0), &args.parameters)
 }
 
+/// The files that `specs` (files or data-directory names such as `paper:mtran`) stand for, in order.
+pub fn expand_spaces(specs: &[PathBuf], data: &DataDirArg) -> Result<Vec<PathBuf>> {
+    let lookup = Lookup::from_env(data.data_dir.as_deref());
+    let mut files = Vec::new();
+    for spec in specs {
+        files.extend(names::expand(spec, &lookup)?);
+    }
+    Ok(files)
+}
+
 /// Reads every space named by `args` (files or data-directory names), failing on the first bad
 /// file before any search runs.
 pub fn load_spaces(args: &SpacesArgs) -> Result<Vec<Arc<Dataset>>> {
-    let lookup = Lookup::from_env(args.data.data_dir.as_deref());
-    let mut files = Vec::new();
-    for spec in &args.space {
-        files.extend(names::expand(spec, &lookup)?);
-    }
-    files
+    expand_spaces(&args.space, &args.data)?
         .iter()
         .map(|path| load_dataset(path, &args.parameters))
         .collect()
