@@ -10,6 +10,7 @@ pub mod bayesian;
 mod dual_annealing;
 mod genetic;
 mod grid;
+mod lbfgsb;
 mod local_descent;
 mod objective;
 pub mod profile;
