@@ -124,12 +124,12 @@ fn every_cell_of_every_benchmark_is_run_under_three_seeds() {
 /// default's measured medians are never above the published searcher's).
 const MEDIAN_BOUND: f64 = 1.1;
 
-/// Cells where the default may fall slightly below random search: the RTX 2080 transposition
-/// space, where random search is about as good as any searcher gets (the published searcher is at
-/// 0.74-1.16x there) and the default measured 0.92-0.97x in three of its fifteen cell-seeds
-/// (docs/transfer.md).
+/// The one cell-seed where the default falls slightly below random search: the RTX 2080
+/// transposition space tuned with the GTX 680 model, where random search is about as good as any
+/// searcher gets (the published searcher is at 0.74-1.16x there) and the default measured 1.05x,
+/// 0.95x and 1.08x with seeds 1, 2 and 3 (docs/transfer.md).
 fn known_exception(c: &Cell) -> bool {
-    c.benchmark == "mtran" && c.tuned == "2080"
+    c.benchmark == "mtran" && c.tuned == "2080" && c.counters == "680"
 }
 
 #[test]
@@ -138,7 +138,7 @@ fn the_default_never_loses_to_random_search_and_keeps_the_published_median() {
         return;
     }
     for c in cells() {
-        let floor = if known_exception(&c) { 0.88 } else { 1.0 };
+        let floor = if known_exception(&c) { 0.92 } else { 1.0 };
         assert!(
             c.improvement() >= floor,
             "{}: {:.3}x random (mean {} vs {})",
@@ -194,7 +194,7 @@ fn coulomb_and_transposition_keep_their_geometric_means() {
                 .map(Cell::improvement),
         )
     };
-    // Before restarts: 3.33x and 2.30x across GPUs; within 5 %.
+    // Before restarts: 3.33x and 2.30x across GPUs; within 5 % (measured 3.27x and 2.61x).
     assert!(
         geo("coulomb", false) >= 0.95 * 3.33,
         "{}",

@@ -444,6 +444,13 @@ pub struct SearchArgs {
     /// from the best in as many tuning parameters as possible).
     #[arg(hide = true, long, value_enum, default_value_t = default_restart().map_or(RestartPointArg::Random, |r| r.from.into()))]
     pub restart_from: RestartPointArg,
+    /// Share of plain tests drawn by score among the nearest unexplored neighbours of the best
+    /// configuration (0: all from the whole space; chosen by `pcsearch holdout`).
+    #[arg(hide = true, long, default_value_t = SearchSettings::default_settings().guidance.near_share, value_parser = float_in(0.0, 1.0))]
+    pub near_share: f64,
+    /// Rounds without a new best before plain tests are drawn near the best (0: from the start).
+    #[arg(hide = true, long, default_value_t = SearchSettings::default_settings().guidance.near_after, value_parser = int_in(0u32, 1_000))]
+    pub near_after: u32,
     /// Trust in a model's prediction for a configuration outside its training range, per tuning
     /// parameter with a value the model never saw (1: trust fully; the default was chosen by
     /// leave-one-input-out on GEMM inputs, see docs/inputs.md).
@@ -519,7 +526,7 @@ impl SearchArgs {
         }
         SearchSettings {
             name: "profile".into(),
-            guidance,
+            guidance: guidance.with_near_share(self.near_share, self.near_after),
             score_scale: self.score_scale,
         }
     }

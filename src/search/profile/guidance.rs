@@ -57,6 +57,13 @@ pub struct Guidance {
     pub calibrate: bool,
     /// Start over from a fresh configuration after rounds without a new best (none: never).
     pub restart: Option<Restart>,
+    /// Share of plain tests drawn, by score, among the unexplored nearest neighbours of the best
+    /// configuration (one tuning parameter changed, more once those are used up) instead of the
+    /// whole space; 0 draws every plain test from the whole space.
+    pub near_share: f64,
+    /// Rounds without a new best before plain tests are drawn near the best (0: from the start):
+    /// while the counters lead to better configurations, every test follows them.
+    pub near_after: u32,
 }
 
 impl Guidance {
@@ -70,6 +77,8 @@ impl Guidance {
             success_factor: 1.0,
             calibrate: false,
             restart: None,
+            near_share: 0.0,
+            near_after: 0,
         }
     }
 
@@ -149,6 +158,16 @@ impl Guidance {
     pub fn with_restart(self, restart: Restart) -> Self {
         Guidance {
             restart: Some(restart),
+            ..self
+        }
+    }
+
+    /// This guidance drawing `share` of the plain tests near the best configuration once `after`
+    /// rounds in a row found no new best.
+    pub fn with_near_share(self, share: f64, after: u32) -> Self {
+        Guidance {
+            near_share: share,
+            near_after: after,
             ..self
         }
     }

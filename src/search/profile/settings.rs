@@ -72,7 +72,9 @@ impl SearchSettings {
     /// The shipped default: what `pcsearch holdout` chooses on all recorded benchmarks (coulomb,
     /// transposition, n-body; 1000 runs, seeds 1-3; docs/transfer.md).
     pub fn default_settings() -> Self {
-        SearchSettings::restarting(3, RestartSchedule::Fixed, RestartPoint::Random).scaled(0.002)
+        SearchSettings::restarting(2, RestartSchedule::Fixed, RestartPoint::Random)
+            .scaled(0.002)
+            .near(0.25, 1)
     }
 
     /// The same settings with another score scale, named after it.
@@ -80,6 +82,21 @@ impl SearchSettings {
         SearchSettings {
             name: format!("{}-scale{score_scale}", self.name),
             score_scale,
+            ..self
+        }
+    }
+
+    /// The same settings drawing `share` of the plain tests near the best configuration once
+    /// `after` rounds in a row found no new best.
+    pub fn near(self, share: f64, after: u32) -> Self {
+        let stale = if after > 0 {
+            format!("-after{after}")
+        } else {
+            String::new()
+        };
+        SearchSettings {
+            name: format!("{}-near{share}{stale}", self.name),
+            guidance: self.guidance.with_near_share(share, after),
             ..self
         }
     }
@@ -97,10 +114,11 @@ impl SearchSettings {
         }
     }
 
-    /// The settings the leave-one-benchmark-out protocol weighs: the previous default; restarts
-    /// after 1 to 5 stale rounds, at a fixed interval or on Luby's schedule, from a random (or,
-    /// for some, a distant) configuration; other score scales and counter calibration with
-    /// restarts; and the guidance variants measured before restarts existed.
+    /// The settings the leave-one-benchmark-out protocol weighs: the default before restarts;
+    /// restarts after 1 to 5 stale rounds, at a fixed interval or on Luby's schedule, from a random
+    /// (or, for some, a distant) configuration; other score scales and counter calibration with
+    /// restarts; the guidance variants measured before restarts existed; and shares of plain tests
+    /// drawn near the best, from the start or after 1 or 2 stale rounds.
     pub fn candidates() -> Vec<SearchSettings> {
         use RestartPoint::{Distant, Random};
         use RestartSchedule::{Fixed, Luby};
@@ -157,6 +175,19 @@ impl SearchSettings {
                 score_scale: 0.0,
             },
         ]);
+        let restarting = SearchSettings::restarting(3, Fixed, Random).scaled(0.002);
+        for share in [0.25, 0.5, 1.0] {
+            for after in [0, 1, 2] {
+                all.push(restarting.clone().near(share, after));
+            }
+        }
+        for share in [0.15, 0.35] {
+            all.push(restarting.clone().near(share, 1));
+        }
+        for after in [2, 4] {
+            let restarting = SearchSettings::restarting(after, Fixed, Random).scaled(0.002);
+            all.push(restarting.near(0.25, 1));
+        }
         all
     }
 }
