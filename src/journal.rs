@@ -361,13 +361,7 @@ mod tests {
     use crate::tuning::{tune, StopRule};
 
     fn space() -> TuningSpace {
-        let mut s = TuningSpace::new(vec!["A".into(), "B".into()]);
-        for a in 0..5 {
-            for b in 0..4 {
-                s.push(&[f64::from(a), f64::from(b)]).unwrap();
-            }
-        }
-        s
+        crate::space::grid_space(5, 4)
     }
 
     fn header(seed: u64) -> JournalHeader {

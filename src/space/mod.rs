@@ -197,6 +197,20 @@ fn key_of(config: &[f64]) -> Vec<u64> {
     config.iter().map(|v| (v + 0.0).to_bits()).collect()
 }
 
+/// The full grid of parameters `A` (values `0..a`) and `B` (values `0..b`), `A` varying slowest:
+/// a space for tests.
+#[cfg(test)]
+pub(crate) fn grid_space(a: u32, b: u32) -> TuningSpace {
+    let mut s = TuningSpace::new(vec!["A".into(), "B".into()]);
+    for x in 0..a {
+        for y in 0..b {
+            s.push(&[f64::from(x), f64::from(y)])
+                .expect("the points of a grid are distinct");
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

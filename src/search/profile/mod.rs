@@ -520,12 +520,7 @@ mod tests {
     #[test]
     fn near_draws_take_the_neighbours_of_the_best_first() {
         // A 10 x 10 grid whose counters never point anywhere; only the first test is fast.
-        let mut space = TuningSpace::new(vec!["A".into(), "B".into()]);
-        for a in 0..10 {
-            for b in 0..10 {
-                space.push(&[f64::from(a), f64::from(b)]).unwrap();
-            }
-        }
+        let space = crate::space::grid_space(10, 10);
         let base = searcher(None);
         let mut counters = CounterValues::default();
         counters[Counter::DramRt] = 100.0;

@@ -116,12 +116,7 @@ mod tests {
 
     #[test]
     fn distant_restarts_differ_from_the_best_in_every_parameter_they_can() {
-        let mut space = TuningSpace::new(vec!["A".into(), "B".into()]);
-        for a in 0..3 {
-            for b in 0..3 {
-                space.push(&[f64::from(a), f64::from(b)]).unwrap();
-            }
-        }
+        let space = crate::space::grid_space(3, 3);
         let mut explored = vec![false; 9];
         explored[0] = true; // (0, 0), the best
         let r = Restart {

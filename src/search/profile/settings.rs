@@ -185,8 +185,8 @@ impl SearchSettings {
             all.push(restarting.clone().near(share, 1));
         }
         for after in [2, 4] {
-            let restarting = SearchSettings::restarting(after, Fixed, Random).scaled(0.002);
-            all.push(restarting.near(0.25, 1));
+            let other = SearchSettings::restarting(after, Fixed, Random).scaled(0.002);
+            all.push(other.near(0.25, 1));
         }
         all
     }
